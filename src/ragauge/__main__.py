@@ -1,0 +1,3 @@
+from ragauge.cli.main import main
+
+main()

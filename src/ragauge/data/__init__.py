@@ -1,0 +1,1 @@
+"""The data model: golden sets, runs and their hashes."""

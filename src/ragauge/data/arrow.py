@@ -1,0 +1,84 @@
+"""Vectorized helpers over Arrow string columns (imported lazily: pulls in numpy and pyarrow)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_M3 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: spreads every input bit over the output."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M2
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M3
+    return h ^ (h >> np.uint64(31))
+
+
+def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
+    """One contiguous ``string`` array (chunks combined, large_string cast down)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if values.type != pa.string():
+        values = values.cast(pa.string())
+    return values
+
+
+def hash64(values: "pa.Array") -> np.ndarray:
+    """A 64-bit fingerprint per string, equal for equal strings.
+
+    Built from the length and three 8-byte windows (start, middle, end), so distinct strings
+    can share a fingerprint; callers confirm candidate equalities exactly.
+    """
+    values = as_string_array(values)
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=n + 1, offset=values.offset * 4)
+    data = values.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    buf = np.concatenate([raw[: int(offsets[-1])], np.zeros(8, np.uint8)])
+    windows = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
+    starts = offsets[:-1].astype(np.int64)
+    lengths = np.diff(offsets).astype(np.int64)
+    keep_bits = np.minimum(lengths, 8) * 8
+    mask = np.where(keep_bits >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                    (np.uint64(1) << keep_bits.astype(np.uint64)) - np.uint64(1))
+    with np.errstate(over="ignore"):
+        h = lengths.astype(np.uint64) * _M1
+        for at in (starts, starts + np.maximum(lengths // 2 - 4, 0), starts + np.maximum(lengths - 8, 0)):
+            word = windows[at] & mask
+            h = _mix(h ^ word) + _M1
+    return h
+
+
+def group_starts(values: "pa.Array") -> np.ndarray:
+    """Indices where a new run of equal adjacent values starts (always includes 0 when non-empty)."""
+    import pyarrow.compute as pc
+
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(values[1:], values[:-1]).to_numpy(zero_copy_only=False)
+    return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
+
+
+def ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of ``range(s, s + n)`` for each start/length pair, without a Python loop."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    new_starts = np.cumsum(lengths) - lengths
+    shift = np.repeat(np.asarray(starts, dtype=np.int64) - new_starts, lengths)
+    return np.arange(total, dtype=np.int64) + shift

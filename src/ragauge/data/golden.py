@@ -1,0 +1,162 @@
+"""The golden set: questions with their relevant documents, loaded with file:line errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ragauge.data.hashing import content_hash
+from ragauge.data.jsonl import read_jsonl
+from ragauge.errors import InputError, where
+
+FORMAT_VERSION = 1
+RELEVANCE_LEVEL = 1
+"""A document is relevant when its grade is >= 1 (trec_eval's default relevance level)."""
+
+_KNOWN = ("id", "query", "relevant", "tags")
+
+
+@dataclass(frozen=True)
+class GoldenQuery:
+    """One question of a golden set.
+
+    ``relevant`` maps document (or stable section) ids to grades; a list in the file means
+    grade 1 for each. A question with no document graded >= 1 is a *no-answer* question.
+    ``extra`` keeps any other fields of the line for reports.
+    """
+
+    id: str
+    query: str
+    relevant: Mapping[str, float] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    line: int | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return any(g >= RELEVANCE_LEVEL for g in self.relevant.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        graded = any(g != 1 for g in self.relevant.values())
+        relevant: Any = dict(self.relevant) if graded else list(self.relevant)
+        out: dict[str, Any] = {"id": self.id, "query": self.query, "relevant": relevant}
+        if self.tags:
+            out["tags"] = list(self.tags)
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """An ordered collection of golden questions with unique ids."""
+
+    queries: tuple[GoldenQuery, ...]
+    source: str | None = None
+
+    def __iter__(self) -> Iterator[GoldenQuery]:
+        return iter(self.queries)
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    @cached_property
+    def by_id(self) -> dict[str, GoldenQuery]:
+        return {q.id: q for q in self.queries}
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Hash of ids, questions, graded relevant ids and tags; order and extra fields excluded."""
+        payload = sorted(
+            [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)] for q in self.queries
+        )
+        return content_hash({"golden": FORMAT_VERSION, "queries": payload})
+
+    @classmethod
+    def from_queries(cls, queries: Iterable[GoldenQuery], source: str | None = None) -> GoldenSet:
+        """Build a set, refusing duplicate ids."""
+        seen: dict[str, GoldenQuery] = {}
+        for q in queries:
+            if q.id in seen:
+                raise InputError(f"duplicate question id {q.id!r}", where=source)
+            seen[q.id] = q
+        return cls(tuple(seen.values()), source)
+
+
+def _parse_relevant(value: Any, loc: str) -> dict[str, float]:
+    hint = 'use a list of ids ["doc-1", "doc-2"], an object {"doc-1": 2, "doc-2": 1}, or [] for no answer'
+    if isinstance(value, list):
+        out: dict[str, float] = {}
+        for item in value:
+            if not isinstance(item, str) or not item:
+                raise InputError(f"'relevant' items must be non-empty strings, got {item!r}", where=loc, hint=hint)
+            out[item] = 1
+        return out
+    if isinstance(value, dict):
+        out = {}
+        for doc, grade in value.items():
+            if not doc:
+                raise InputError("'relevant' has an empty document id", where=loc, hint=hint)
+            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
+                raise InputError(f"grade of {doc!r} must be a number, got {grade!r}", where=loc, hint=hint)
+            out[doc] = int(grade) if float(grade).is_integer() else float(grade)
+        return out
+    raise InputError(f"'relevant' must be a list or an object, got {type(value).__name__}", where=loc, hint=hint)
+
+
+def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
+    """Validate one decoded golden line; ``loc`` is used in error messages."""
+    for key in ("id", "query"):
+        if key not in obj:
+            raise InputError(f"missing required field '{key}'", where=loc,
+                             hint='each line needs "id", "query" and "relevant"')
+    qid, query = obj["id"], obj["query"]
+    if not isinstance(qid, str) or not qid:
+        raise InputError(f"'id' must be a non-empty string, got {qid!r}", where=loc, hint='write ids as strings: "id": "q42"')
+    if not isinstance(query, str):
+        raise InputError(f"'query' must be a string, got {type(query).__name__}", where=loc)
+    if "relevant" not in obj:
+        raise InputError("missing required field 'relevant'", where=loc,
+                         hint='list the relevant document ids, or "relevant": [] for a no-answer question')
+    relevant = _parse_relevant(obj["relevant"], loc)
+    tags = obj.get("tags", [])
+    if tags is None:
+        tags = []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
+    extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra)
+
+
+def load_golden(path: str | Path) -> GoldenSet:
+    """Load a golden set from JSONL (see the README for the format).
+
+    Raises InputError with ``file:line`` for bad JSON, non-objects, missing ``id``/``query``/
+    ``relevant``, wrong types and duplicate ids (naming both lines).
+    """
+    queries: list[GoldenQuery] = []
+    first_line: dict[str, int] = {}
+    for number, obj in read_jsonl(path, what="golden set"):
+        loc = where(path, number)
+        q = parse_golden_line(obj, loc)
+        if q.id in first_line:
+            raise InputError(
+                f"duplicate question id {q.id!r} (first seen on line {first_line[q.id]})", where=loc,
+                hint="give every question a unique id",
+            )
+        first_line[q.id] = number
+        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+    if not queries:
+        raise InputError("the golden set has no questions", where=str(path))
+    return GoldenSet(tuple(queries), str(path))
+
+
+def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
+    """Write questions as JSONL (one object a line, UTF-8)."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for q in golden:
+            fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")

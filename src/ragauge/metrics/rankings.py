@@ -1,0 +1,117 @@
+"""The engine's input: every query's ranked list as flat arrays (CSR), built once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class Rankings:
+    """Ranked, judged lists for ``n`` queries.
+
+    Positions ``offsets[q]:offsets[q+1]`` hold query ``q``'s ranked documents, best first;
+    ``grades`` is each position's judged grade (NaN: not judged). ``ideal_offsets`` /
+    ``ideal_gains`` hold each query's positive judged grades sorted descending (the ideal
+    ranking for nDCG). ``num_rel`` counts judged documents with grade >= ``rel_level``.
+    ``rows`` maps each position back to a row of the source run (to show documents).
+    """
+
+    offsets: np.ndarray
+    grades: np.ndarray
+    num_rel: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_gains: np.ndarray
+    rel_level: float = 1.0
+    rows: np.ndarray | None = field(default=None)
+
+    @property
+    def n(self) -> int:
+        return len(self.offsets) - 1
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def qidx(self) -> np.ndarray:
+        """Query index of every position."""
+        return np.repeat(np.arange(self.n, dtype=np.int64), self.lengths)
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """0-based rank of every position within its query."""
+        return np.arange(len(self.grades), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
+
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        """Position holds a relevant document (judged grade >= rel_level)."""
+        with np.errstate(invalid="ignore"):
+            return np.nan_to_num(self.grades, nan=-np.inf) >= self.rel_level
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        """nDCG gain of every position: the judged grade when positive, else 0."""
+        return np.where(np.isnan(self.grades), 0.0, np.maximum(self.grades, 0.0))
+
+    @cached_property
+    def discount(self) -> np.ndarray:
+        """1 / log2(rank + 1) for every position (rank 1-based)."""
+        return 1.0 / np.log2(self.pos + 2.0)
+
+    @cached_property
+    def rel_pos(self) -> np.ndarray:
+        """Flat indices of the relevant positions, in query and rank order."""
+        return np.flatnonzero(self.is_rel)
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        """For each relevant position (``rel_pos``), how many relevant documents rank at or above it."""
+        q = self.qidx[self.rel_pos]
+        first = np.concatenate([[True], q[1:] != q[:-1]]) if len(q) else np.zeros(0, bool)
+        ordinal = np.arange(len(q), dtype=np.int64)
+        start = np.maximum.accumulate(np.where(first, ordinal, 0)) if len(q) else ordinal
+        return ordinal - start + 1
+
+    @cached_property
+    def first_rel_rank(self) -> np.ndarray:
+        """1-based rank of each query's first relevant document; 0 when none was retrieved."""
+        out = np.zeros(self.n, dtype=np.int64)
+        q = self.qidx[self.rel_pos]
+        firsts = self.rel_pos[self.cum_rel == 1]
+        out[q[self.cum_rel == 1]] = self.pos[firsts] + 1
+        return out
+
+    def count_rel_within(self, k: np.ndarray | int | None) -> np.ndarray:
+        """Per query: relevant documents among the first ``k`` positions (k per query allowed)."""
+        q = self.qidx[self.rel_pos]
+        if k is None:
+            return np.bincount(q, minlength=self.n).astype(np.float64)
+        limit = k[q] if isinstance(k, np.ndarray) else k
+        return np.bincount(q, weights=self.pos[self.rel_pos] < limit, minlength=self.n)
+
+    def sum_by_query(self, values: np.ndarray, k: int | None) -> np.ndarray:
+        """Per query: sum of a per-position array over the first ``k`` positions."""
+        if k is not None:
+            values = np.where(self.pos < k, values, 0.0)
+        return np.bincount(self.qidx, weights=values, minlength=self.n)
+
+    def ideal_dcg(self, k: int | None) -> np.ndarray:
+        """Per query: DCG of the ideal ranking cut at ``k``."""
+        lengths = np.diff(self.ideal_offsets)
+        iq = np.repeat(np.arange(self.n, dtype=np.int64), lengths)
+        ipos = np.arange(len(self.ideal_gains)) - np.repeat(self.ideal_offsets[:-1], lengths)
+        w = self.ideal_gains / np.log2(ipos + 2.0)
+        if k is not None:
+            w = np.where(ipos < k, w, 0.0)
+        return np.bincount(iq, weights=w, minlength=self.n)
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+    """num / den, and 0 where den is 0."""
+    den = np.broadcast_to(np.asarray(den, dtype=np.float64), np.shape(num))
+    out = np.zeros(np.shape(num), dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out

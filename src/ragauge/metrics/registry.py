@@ -1,0 +1,56 @@
+"""The one list of metrics. Docs, parsing and the engine all read it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ragauge.metrics.ap import average_precision
+from ragauge.metrics.hit import hit
+from ragauge.metrics.ndcg import ndcg
+from ragauge.metrics.precision import precision
+from ragauge.metrics.rankings import Rankings
+from ragauge.metrics.recall import recall
+from ragauge.metrics.rprec import r_precision
+from ragauge.metrics.rr import reciprocal_rank
+
+Kernel = Callable[[Rankings, "int | None"], np.ndarray]
+
+
+@dataclass(frozen=True)
+class MetricFamily:
+    """A metric family: its kernel, whether it takes a cutoff, and its trec_eval name."""
+
+    name: str
+    kernel: Kernel
+    cutoff: Literal["required", "optional", "none"]
+    summary: str
+    trec_eval: str
+
+    @property
+    def doc(self) -> str:
+        return (self.kernel.__doc__ or "").strip()
+
+
+METRICS: dict[str, MetricFamily] = {
+    f.name: f
+    for f in (
+        MetricFamily("hit", hit, "required", "any relevant document in the top k (0 or 1)", "success_k"),
+        MetricFamily("recall", recall, "required", "share of the relevant documents in the top k", "recall_k"),
+        MetricFamily("precision", precision, "required", "share of the top k that is relevant", "P_k"),
+        MetricFamily("mrr", reciprocal_rank, "optional", "1 / rank of the first relevant document", "recip_rank"),
+        MetricFamily("ndcg", ndcg, "optional", "graded gain discounted by log2(rank+1), normalized", "ndcg / ndcg_cut_k"),
+        MetricFamily("map", average_precision, "optional", "mean of precision at each relevant document", "map / map_cut_k"),
+        MetricFamily("rprec", r_precision, "none", "precision at rank R = number of relevant", "Rprec"),
+    )
+}
+
+ALIASES: dict[str, str] = {
+    "success": "hit", "hits": "hit", "hit_rate": "hit",
+    "r": "recall", "p": "precision", "prec": "precision",
+    "rr": "mrr", "recip_rank": "mrr", "mrr_cut": "mrr",
+    "ndcg_cut": "ndcg", "ap": "map", "map_cut": "map", "r-precision": "rprec", "r_precision": "rprec",
+}

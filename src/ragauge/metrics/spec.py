@@ -1,0 +1,82 @@
+"""Metric specs: ``recall@10`` parses to a hashable value whose text form parses back to it."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from ragauge.errors import InputError
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:@\s*(\S+))?\s*$")
+
+
+@dataclass(frozen=True, order=True)
+class MetricSpec:
+    """A metric family name and an optional rank cutoff ``k`` (None: the whole ranking)."""
+
+    name: str
+    k: int | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.k is None else f"{self.name}@{self.k}"
+
+    def __repr__(self) -> str:
+        return f"MetricSpec({str(self)!r})"
+
+    @property
+    def family(self) -> "object":
+        from ragauge.metrics.registry import METRICS
+
+        return METRICS[self.name]
+
+
+def parse_metric(text: str) -> MetricSpec:
+    """Parse ``name`` or ``name@k`` (case-insensitive, aliases allowed) into a canonical spec.
+
+    Raises InputError naming the closest valid metric names for an unknown name, and for a
+    cutoff that is missing, forbidden or not a positive integer.
+    """
+    from ragauge.metrics.registry import ALIASES, METRICS
+
+    m = _SPEC.match(text or "")
+    if not m:
+        raise InputError(f"cannot parse metric {text!r}", hint="write a metric as name or name@k, e.g. ndcg@10")
+    raw_name, raw_k = m.group(1).lower(), m.group(2)
+    name = ALIASES.get(raw_name, raw_name)
+    if name not in METRICS:
+        names = sorted(set(METRICS) | set(ALIASES))
+        close = difflib.get_close_matches(raw_name, names, n=3, cutoff=0.5)
+        suggestion = f"did you mean {', '.join(close)}? " if close else ""
+        raise InputError(f"unknown metric {m.group(1)!r}",
+                         hint=f"{suggestion}valid metrics: {', '.join(sorted(METRICS))}")
+    family = METRICS[name]
+    k: int | None = None
+    if raw_k is not None:
+        if not raw_k.isdigit() or int(raw_k) < 1:
+            raise InputError(f"the cutoff in {text!r} must be a positive integer", hint=f"e.g. {name}@10")
+        k = int(raw_k)
+    if k is None and family.cutoff == "required":
+        raise InputError(f"metric {name!r} needs a cutoff", hint=f"write {name}@k, e.g. {name}@10")
+    if k is not None and family.cutoff == "none":
+        raise InputError(f"metric {name!r} takes no cutoff", hint=f"write {name}")
+    return MetricSpec(name, k)
+
+
+def parse_metrics(text: str | list[str] | tuple[str, ...]) -> tuple[MetricSpec, ...]:
+    """Parse a comma-separated list (or a list of strings), dropping repeats, keeping order."""
+    items = text.split(",") if isinstance(text, str) else [p for t in text for p in t.split(",")]
+    specs = [parse_metric(item) for item in items if item.strip()]
+    if not specs:
+        raise InputError("no metric given", hint="e.g. --metrics hit@5,recall@5,mrr,ndcg@5")
+    return tuple(dict.fromkeys(specs))
+
+
+def default_metrics(ks: list[int] | tuple[int, ...]) -> tuple[MetricSpec, ...]:
+    """The default set for cutoffs ``ks``: hit@k, recall@k, ndcg@k for each k, and mrr."""
+    out: list[MetricSpec] = []
+    for k in ks:
+        out += [MetricSpec("hit", k), MetricSpec("recall", k)]
+    out.append(MetricSpec("mrr"))
+    out += [MetricSpec("ndcg", k) for k in ks]
+    return tuple(out)

@@ -1,0 +1,119 @@
+"""trec_eval measures ragauge reproduces: names, default parameters, order, and how to compute them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragauge.errors import InputError
+from ragauge.metrics.ap import average_precision
+from ragauge.metrics.hit import hit
+from ragauge.metrics.ndcg import ndcg
+from ragauge.metrics.precision import precision
+from ragauge.metrics.rankings import Rankings
+from ragauge.metrics.recall import recall
+from ragauge.metrics.rprec import r_precision
+from ragauge.metrics.rr import reciprocal_rank
+
+STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval measure. ``kind``: "count" (summed, printed as an integer), "mean"
+    (averaged over queries), "gm" (geometric mean, summary only) or "runid"."""
+
+    name: str
+    kind: str
+    cutoffs: tuple[int, ...] | None = None
+    compute: Callable[[Rankings, "int | None"], np.ndarray] | None = None
+
+
+def _num_ret(r: Rankings, k: int | None) -> np.ndarray:
+    return r.lengths.astype(np.float64)
+
+
+def _num_rel(r: Rankings, k: int | None) -> np.ndarray:
+    return r.num_rel.astype(np.float64)
+
+
+def _num_rel_ret(r: Rankings, k: int | None) -> np.ndarray:
+    return r.count_rel_within(None)
+
+
+# In trec_eval's own table order: output follows this order whatever the order of -m flags.
+MEASURES: tuple[TrecMeasure, ...] = (
+    TrecMeasure("runid", "runid"),
+    TrecMeasure("num_q", "num_q"),
+    TrecMeasure("num_ret", "count", compute=_num_ret),
+    TrecMeasure("num_rel", "count", compute=_num_rel),
+    TrecMeasure("num_rel_ret", "count", compute=_num_rel_ret),
+    TrecMeasure("map", "mean", compute=average_precision),
+    TrecMeasure("gm_map", "gm", compute=average_precision),
+    TrecMeasure("Rprec", "mean", compute=r_precision),
+    TrecMeasure("recip_rank", "mean", compute=reciprocal_rank),
+    TrecMeasure("P", "mean", STANDARD_CUTOFFS, precision),
+    TrecMeasure("recall", "mean", STANDARD_CUTOFFS, recall),
+    TrecMeasure("ndcg", "mean", compute=ndcg),
+    TrecMeasure("ndcg_cut", "mean", STANDARD_CUTOFFS, ndcg),
+    TrecMeasure("map_cut", "mean", STANDARD_CUTOFFS, average_precision),
+    TrecMeasure("success", "mean", (1, 5, 10), hit),
+)
+BY_NAME = {m.name: m for m in MEASURES}
+
+# trec_eval's sets, restricted to the measures above; the rest is listed as not supported.
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "recip_rank", "P")
+OFFICIAL_UNSUPPORTED = ("bpref", "iprec_at_recall")
+ALL_TREC = tuple(m.name for m in MEASURES)
+KNOWN_UNSUPPORTED = {
+    "bpref", "iprec_at_recall", "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
+    "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj", "ndcg_p", "dcg", "ideal_dcg",
+}
+
+
+def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
+    values: list[int] = []
+    for part in text.split(","):
+        try:
+            value = int(float(part))
+        except ValueError:
+            raise InputError(f"bad cutoff {part!r} for measure {name}", hint=f"e.g. -m {name}.5,10") from None
+        if value < 1:
+            raise InputError(f"cutoffs of {name} must be positive, got {part!r}")
+        values.append(value)
+    if len(set(values)) != len(values):
+        raise InputError(f"cutoffs of {name} must have no duplicates: {text!r}")
+    return tuple(sorted(values))
+
+
+def select(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
+    """Measures named by ``-m`` values (``official``, ``all_trec``, ``P``, ``P.5,10``), in trec_eval
+    table order, and the names asked for that ragauge does not compute."""
+    chosen: dict[str, TrecMeasure] = {}
+    unsupported: list[str] = []
+    for spec in specs or ["official"]:
+        name, _, params = spec.partition(".")
+        if name in ("official", "all_trec"):
+            for m in OFFICIAL if name == "official" else ALL_TREC:
+                chosen.setdefault(m, BY_NAME[m])
+            if name == "official":
+                unsupported += [u for u in OFFICIAL_UNSUPPORTED if u not in unsupported]
+            continue
+        if name not in BY_NAME:
+            if name in KNOWN_UNSUPPORTED:
+                unsupported.append(name)
+                continue
+            raise InputError(f"unknown trec_eval measure {name!r}",
+                             hint=f"supported: official, all_trec, {', '.join(BY_NAME)}")
+        base = BY_NAME[name]
+        if params:
+            if base.cutoffs is None:
+                raise InputError(f"measure {name} takes no parameters here", hint=f"write -m {name}")
+            chosen[name] = TrecMeasure(name, base.kind, _parse_cutoffs(name, params), base.compute)
+        else:
+            chosen.setdefault(name, base)
+    order = {m.name: i for i, m in enumerate(MEASURES)}
+    return sorted(chosen.values(), key=lambda m: order[m.name]), unsupported

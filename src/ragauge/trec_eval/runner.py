@@ -1,0 +1,112 @@
+"""Evaluate a TREC run against qrels exactly as trec_eval does, and format its output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ragauge.errors import InputError
+from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run
+from ragauge.metrics.build import Judgements, build_rankings
+from ragauge.trec_eval.measures import TrecMeasure, select
+
+MIN_GEO_MEAN = 0.00001
+
+
+@dataclass(frozen=True)
+class TrecEvalOptions:
+    """trec_eval's flags: ``-q`` per_query, ``-c`` complete, ``-M`` max_docs, ``-l`` rel_level,
+    ``-m`` measures."""
+
+    measures: list[str] = field(default_factory=list)
+    per_query: bool = False
+    complete: bool = False
+    max_docs: int | None = None
+    rel_level: int = 1
+
+
+@dataclass(frozen=True)
+class TrecEvalResult:
+    lines: list[str]
+    unsupported: list[str]
+
+
+def trec_ranking_order(run: TrecRun) -> np.ndarray | None:
+    """Row order that ranks each query by score descending, ties by docno descending (strcmp),
+    queries grouped; None when the file is already in that order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(run.qid)
+    if n < 2:
+        return None
+    same_q = pc.equal(run.qid[1:], run.qid[:-1]).to_numpy(zero_copy_only=False)
+    s = run.score
+    ok = (s[:-1] > s[1:]) | ((s[:-1] == s[1:]) & pc.greater(run.docno[:-1], run.docno[1:]).to_numpy(zero_copy_only=False))
+    if np.all(ok | ~same_q):
+        return None  # groups may still be split; build_rankings regroups stably
+    table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
+    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+
+
+def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:
+    if kind in ("count", "num_q"):
+        return f"{name:<22}\t{qid}\t{int(value)}\n"
+    if kind == "runid":
+        return f"{name:<22}\t{qid}\t{value}\n"
+    return f"{name:<22}\t{qid}\t{value:.4f}\n"
+
+
+def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecEvalResult:
+    """trec_eval's output lines for ``run`` judged by ``qrels`` under ``options``."""
+    import pyarrow as pa
+
+    measures, unsupported = select(options.measures)
+    order = trec_ranking_order(run)
+    qid, docno = (run.qid, run.docno) if order is None else (run.qid.take(pa.array(order)), run.docno.take(pa.array(order)))
+    judged_ids = set(qrels.qid.unique().to_pylist())
+    run_ids = set(run.qid.unique().to_pylist()) if len(run.qid) else set()
+    ids = judged_ids if options.complete else judged_ids & run_ids
+    query_ids = sorted(ids, key=lambda s: s.encode("utf-8"))
+    judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
+    rankings, _ = build_rankings(query_ids, qid, docno, judgements, rel_level=options.rel_level,
+                                 depth=options.max_docs, duplicates="error", source=run.source)
+    columns: list[tuple[str, TrecMeasure, np.ndarray]] = []
+    for m in measures:
+        if m.compute is None:
+            continue
+        for k in m.cutoffs or (None,):
+            label = m.name if k is None else f"{m.name}_{k}"
+            columns.append((label, m, m.compute(rankings, k)))
+
+    lines: list[str] = []
+    if options.per_query:
+        for i, q in enumerate(query_ids):
+            lines += [_fmt(label, q, values[i], m.kind) for label, m, values in columns if m.kind in ("count", "mean")]
+    nq = len(query_ids)
+    for m in measures:
+        if m.kind == "runid":
+            lines.append(_fmt("runid", "all", run.runid, "runid"))
+        elif m.kind == "num_q":
+            lines.append(_fmt("num_q", "all", nq, "num_q"))
+        for label, mm, values in columns:
+            if mm is not m:
+                continue
+            if m.kind == "count":
+                lines.append(_fmt(label, "all", int(values.sum()), "count"))
+            elif m.kind == "gm":
+                value = float(np.exp(np.cumsum(np.log(np.maximum(values, MIN_GEO_MEAN)))[-1] / nq)) if nq else 0.0
+                lines.append(_fmt(label, "all", value, "mean"))
+            else:
+                lines.append(_fmt(label, "all", float(np.cumsum(values)[-1] / nq) if nq else 0.0, "mean"))
+    return TrecEvalResult(lines, unsupported)
+
+
+def trec_eval(qrels_path: str | Path, run_path: str | Path, options: TrecEvalOptions | None = None) -> TrecEvalResult:
+    """Read both files and evaluate; see :func:`evaluate_trec`."""
+    options = options or TrecEvalOptions()
+    if options.max_docs is not None and options.max_docs < 1:
+        raise InputError("-M must be a positive number of documents")
+    return evaluate_trec(read_qrels(qrels_path), read_trec_run(run_path), options)
