@@ -173,5 +173,23 @@ def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: s
         )
 
 
+def trec_ranking_order(run: TrecRun) -> np.ndarray | None:
+    """Row order that ranks each query by score descending, ties by docno descending (strcmp),
+    queries grouped; None when the file is already in that order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(run.qid)
+    if n < 2:
+        return None
+    same_q = pc.equal(run.qid[1:], run.qid[:-1]).to_numpy(zero_copy_only=False)
+    s = run.score
+    ok = (s[:-1] > s[1:]) | ((s[:-1] == s[1:]) & pc.greater(run.docno[:-1], run.docno[1:]).to_numpy(zero_copy_only=False))
+    if np.all(ok | ~same_q):
+        return None  # groups may still be split; build_rankings regroups stably
+    table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
+    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+
+
 def format_trec_run_line(qid: str, docno: str, rank: int, score: float, tag: str) -> str:
     return f"{qid} Q0 {docno} {rank} {score} {tag}\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ragauge.errors import InputError
-from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run
+from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking_order
 from ragauge.metrics.build import Judgements, build_rankings
 from ragauge.trec_eval.measures import TrecMeasure, select
 
@@ -31,24 +31,6 @@ class TrecEvalOptions:
 class TrecEvalResult:
     lines: list[str]
     unsupported: list[str]
-
-
-def trec_ranking_order(run: TrecRun) -> np.ndarray | None:
-    """Row order that ranks each query by score descending, ties by docno descending (strcmp),
-    queries grouped; None when the file is already in that order."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(run.qid)
-    if n < 2:
-        return None
-    same_q = pc.equal(run.qid[1:], run.qid[:-1]).to_numpy(zero_copy_only=False)
-    s = run.score
-    ok = (s[:-1] > s[1:]) | ((s[:-1] == s[1:]) & pc.greater(run.docno[:-1], run.docno[1:]).to_numpy(zero_copy_only=False))
-    if np.all(ok | ~same_q):
-        return None  # groups may still be split; build_rankings regroups stably
-    table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
-    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
 
 
 def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:

@@ -1,0 +1,42 @@
+"""ragauge: measure the retrieval stage of RAG systems.
+
+The public API is imported lazily so that ``ragauge --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ragauge._version import __version__
+
+if TYPE_CHECKING:
+    from ragauge.data.golden import GoldenQuery, GoldenSet, load_golden
+    from ragauge.data.run import Hit, QueryResult, Run, read_run
+    from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
+    from ragauge.evaluation.evaluate import evaluate, evaluate_run
+    from ragauge.evaluation.result import Evaluation
+    from ragauge.metrics.spec import MetricSpec, parse_metric
+    from ragauge.trec_eval.runner import TrecEvalOptions, trec_eval
+
+_EXPORTS = {
+    "load_golden": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
+    "read_run": "ragauge.data.run", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
+    "QueryResult": "ragauge.data.run",
+    "evaluate": "ragauge.evaluation.evaluate", "evaluate_run": "ragauge.evaluation.evaluate",
+    "Evaluation": "ragauge.evaluation.result",
+    "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
+    "trec_eval": "ragauge.trec_eval.runner", "TrecEvalOptions": "ragauge.trec_eval.runner",
+    "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
+    "MissingExtra": "ragauge.errors",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragauge' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,1 @@
+"""Scoring a run against a golden set: per question, overall, by tag, and no-answer questions."""

@@ -1,0 +1,73 @@
+"""Map chunk hits to document ids: the hit's own doc_id, else the chunk id cut by a rule."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ragauge.errors import InputError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ragauge.data.run import Run
+
+
+def doc_id_rule(sep: str | None = None, pattern: str | None = None) -> str:
+    """A human-readable statement of the chunk-to-document rule, for the metric contract."""
+    if pattern:
+        return f"doc id = first group of /{pattern}/ on the chunk id"
+    if sep:
+        return f"doc id = chunk id up to the first {sep!r}"
+    return "doc id as given by each hit"
+
+
+def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = None) -> "pa.Array":
+    """One document id per hit row.
+
+    A hit's ``doc_id`` wins. Rows with only a chunk id (and, when a rule is given, the doc ids
+    of a TREC run, whose docnos are then read as chunk ids) are mapped by ``sep`` (text before
+    its first occurrence) or ``pattern`` (first capture group; a chunk id that does not match
+    is an error). Without a rule, a row with no doc id is an error.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if sep and pattern:
+        raise InputError("give either --doc-id-sep or --doc-id-pattern, not both")
+    regex = None
+    if pattern:
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(f"invalid --doc-id-pattern: {exc}") from None
+        if regex.groups < 1:
+            raise InputError("--doc-id-pattern needs a capture group", hint=r"e.g. '^(.+?)#\d+$'")
+    docs = run.doc_id
+    chunks = run.chunk_id
+    if run.format == "trec" and (sep or pattern):
+        docs, chunks = pa.nulls(len(docs), pa.string()), run.doc_id
+    missing = docs.is_null()
+    if not pc.any(missing).as_py():
+        return docs
+    if not (sep or pattern):
+        first = int(pc.index(missing, True).as_py())
+        qid = run.qid[first].as_py()
+        raise InputError(
+            f"hits of query {qid!r} have chunk ids but no doc_id", where=run.source,
+            hint="pass --doc-id-sep '#' or --doc-id-pattern REGEX to map chunk ids to documents",
+        )
+    source = chunks.filter(missing)
+    uniq = pc.unique(source).to_pylist()
+    mapped: list[str] = []
+    for chunk in uniq:
+        if regex is None:
+            mapped.append(chunk.split(sep or "", 1)[0])
+            continue
+        m = regex.search(chunk)
+        if not m or not m.group(1):
+            raise InputError(f"chunk id {chunk!r} does not match --doc-id-pattern {pattern!r}", where=run.source)
+        mapped.append(m.group(1))
+    codes = pc.index_in(source, value_set=pa.array(uniq, pa.string()))
+    filled = pa.array(mapped, pa.string()).take(codes)
+    return pc.replace_with_mask(docs, missing, filled)

@@ -1,0 +1,231 @@
+"""Score a run (or a live retriever) against a golden set."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ragauge._version import __version__
+from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
+from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.errors import InputError
+from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
+from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+from ragauge.metrics.build import Judgements, build_rankings
+from ragauge.metrics.engine import compute
+from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+
+TOP_SHOWN = 10
+DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
+
+
+def _specs(metrics: Sequence[str | MetricSpec] | str | None, k: int | Sequence[int]) -> tuple[MetricSpec, ...]:
+    if metrics:
+        if isinstance(metrics, str):
+            return parse_metrics(metrics)
+        return tuple(dict.fromkeys(m if isinstance(m, MetricSpec) else parse_metrics(m)[0] for m in metrics))
+    ks = [k] if isinstance(k, int) else list(k)
+    if not ks or any(not isinstance(x, int) or x < 1 for x in ks):
+        raise InputError(f"cutoffs must be positive integers, got {k!r}", hint="e.g. -k 5 or -k 1,5,10")
+    return default_metrics(ks)
+
+
+def _judgements(golden: GoldenSet) -> Judgements:
+    import pyarrow as pa
+
+    q, d, g = [], [], []
+    for item in golden:
+        for doc, grade in item.relevant.items():
+            q.append(item.id)
+            d.append(doc)
+            g.append(float(grade))
+    return Judgements(pa.array(q, pa.string()), pa.array(d, pa.string()), np.asarray(g, dtype=np.float64))
+
+
+def evaluate_run(
+    golden: GoldenSet,
+    run: Run,
+    *,
+    metrics: Sequence[str | MetricSpec] | str | None = None,
+    k: int | Sequence[int] = 5,
+    fetch: int | None = None,
+    doc_id_sep: str | None = None,
+    doc_id_pattern: str | None = None,
+) -> Evaluation:
+    """Score ``run`` against ``golden``.
+
+    ``metrics`` (specs such as ``"ndcg@10"``) default to hit@k, recall@k, mrr, ndcg@k for each
+    cutoff in ``k``. ``fetch`` keeps each query's first N raw hits before deduplication. Means
+    are over answerable questions only; no-answer questions are reported apart. Questions
+    missing from the run score 0 and are listed; run queries outside the golden set are ignored
+    and counted.
+    """
+    import pyarrow as pa
+
+    specs = _specs(metrics, k)
+    if fetch is not None and fetch < 1:
+        raise InputError("--fetch must be a positive number of hits")
+    docs = resolve_doc_ids(run, doc_id_sep, doc_id_pattern)
+    ids = [q.id for q in golden]
+    rankings, info = build_rankings(ids, run.qid, docs, _judgements(golden), rel_level=RELEVANCE_LEVEL,
+                                    depth=fetch, duplicates="first", source=run.source)
+    values = compute(rankings, specs)
+    names = [str(s) for s in specs]
+    max_k = max((s.k for s in specs if s.k is not None), default=None)
+
+    answerable = rankings.num_rel > 0
+    lengths = rankings.lengths
+    shown = np.minimum(lengths, max(TOP_SHOWN, max_k or 0))
+    top_rows = rankings.offsets[:-1]
+    rows: list[QueryScore] = []
+    no_answer: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    short: list[str] = []
+    missing: list[str] = []
+    golden_ids = set(ids)
+    for i, item in enumerate(golden):
+        lo, hi = int(top_rows[i]), int(top_rows[i] + shown[i])
+        src = rankings.rows[lo:hi] if rankings.rows is not None else np.zeros(0, np.int64)
+        top_docs = docs.take(pa.array(src)).to_pylist() if hi > lo else []
+        scores = run.score[src] if len(src) else []
+        grades = rankings.grades[lo:hi]
+        top = tuple(
+            Returned(doc, r + 1, None if math.isnan(gr) else float(gr), None if math.isnan(sc) else float(sc))
+            for r, (doc, gr, sc) in enumerate(zip(top_docs, grades.tolist(), list(scores)))
+        )
+        status = "ok" if info.present[i] else "missing"
+        error = run.errors.get(item.id)
+        if error is not None:
+            status = "error"
+        if not answerable[i]:
+            no_answer.append({"id": item.id, "query": item.query, "tags": list(item.tags),
+                              "top": [t.to_dict() for t in top[:3]], "status": status})
+            continue
+        if status == "missing":
+            missing.append(item.id)
+        elif max_k is not None and lengths[i] < max_k:
+            short.append(item.id)
+        first = int(rankings.first_rel_rank[i])
+        rows.append(QueryScore(
+            item.id, item.query, item.tags, {n: float(values[s][i]) for n, s in zip(names, specs)},
+            dict(item.relevant), first or None, top, int(info.raw_lengths[i]), int(lengths[i]),
+            int(info.folded[i]), status, error, run.latency_ms.get(item.id), run.cost.get(item.id), dict(item.extra),
+        ))
+
+    mask = answerable
+    summary = {n: float(values[s][mask].mean()) if mask.any() else 0.0 for n, s in zip(names, specs)}
+    by_tag = _by_tag(rows, names)
+
+    extra_queries = [q for q in info.run_queries if q not in golden_ids]
+    extra_queries += [q for q in run.queries if q not in golden_ids and q not in set(info.run_queries)]
+    if missing:
+        warnings.append(f"{len(missing)} question(s) missing from the run scored 0: {_ids(missing)}")
+    if extra_queries:
+        warnings.append(f"{len(set(extra_queries))} run quer(y/ies) not in the golden set were ignored")
+    errored = [q.id for q in rows if q.status == "error"]
+    if errored:
+        warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")
+    total_folded = int(info.folded.sum())
+    if total_folded:
+        warnings.append(f"{total_folded} duplicate hit(s) folded into their documents "
+                        f"({int((info.folded > 0).sum())} question(s))")
+    if short:
+        warnings.append(f"{len(short)} question(s) have fewer than {max_k} unique documents; fetch deeper: {_ids(short)}")
+
+    n_answerable = int(mask.sum())
+    meta = {
+        "ragauge_version": __version__,
+        "golden": {"path": golden.source, "hash": golden.content_hash, "questions": len(golden)},
+        "run": {"path": run.source, "hash": run.content_hash, "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
+        "contract": {
+            "metrics": names,
+            "k": sorted({s.k for s in specs if s.k is not None}),
+            "fetch": fetch,
+            "dedup": DEDUP_RULE,
+            "doc_id": doc_id_rule(doc_id_sep, doc_id_pattern),
+            "relevance": f"grade >= {RELEVANCE_LEVEL}",
+            "mean_over": "answerable questions",
+        },
+        "counts": {"questions": len(golden), "answerable": n_answerable, "no_answer": len(no_answer),
+                   "missing": len(missing), "errors": len(errored), "folded": total_folded},
+    }
+    latency = [v for v in run.latency_ms.values()]
+    if latency:
+        meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
+    if run.cost:
+        meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
+    return Evaluation(tuple(names), summary, by_tag, tuple(rows),
+                      {"n": len(no_answer), "questions": no_answer}, tuple(warnings), meta)
+
+
+def _ids(ids: list[str], limit: int = 10) -> str:
+    more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
+    return ", ".join(ids[:limit]) + more
+
+
+def _by_tag(rows: Iterable[QueryScore], names: list[str]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[QueryScore]] = {}
+    for q in rows:
+        for tag in q.tags:
+            groups.setdefault(tag, []).append(q)
+    out: dict[str, dict[str, float]] = {}
+    for tag, qs in groups.items():
+        out[tag] = {"n": len(qs), **{n: float(np.mean([q.values[n] for q in qs])) for n in names}}
+    return dict(sorted(out.items(), key=lambda kv: (kv[1][names[0]], kv[0])))
+
+
+def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
+    """Turn what a retriever returned into hits: doc-id strings, ``(doc_id, score)`` pairs,
+    dicts with doc_id/chunk_id/score, or objects with those attributes (or a metadata entry
+    named ``doc_id_key``)."""
+    hits: list[Hit] = []
+    for item in raw or []:
+        if isinstance(item, Hit):
+            hits.append(item)
+        elif isinstance(item, str):
+            hits.append(Hit(item))
+        elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
+            hits.append(Hit(item[0], score=None if item[1] is None else float(item[1])))
+        elif isinstance(item, dict):
+            doc = item.get(doc_id_key) if doc_id_key else item.get("doc_id")
+            hits.append(Hit(doc, item.get("chunk_id"), item.get("score")))
+        else:
+            meta = getattr(item, "metadata", None) or {}
+            doc = meta.get(doc_id_key) if doc_id_key else getattr(item, "doc_id", None)
+            if doc is None and not getattr(item, "chunk_id", None):
+                raise InputError(f"cannot read a document id from a hit of type {type(item).__name__}",
+                                 hint="return doc-id strings, (doc_id, score) pairs or dicts with 'doc_id'")
+            hits.append(Hit(doc, getattr(item, "chunk_id", None), getattr(item, "score", None)))
+    return tuple(hits)
+
+
+def evaluate(
+    golden: GoldenSet,
+    retrieve: Callable[[str, int], Any],
+    *,
+    k: int | Sequence[int] = 5,
+    fetch: int = 20,
+    metrics: Sequence[str | MetricSpec] | str | None = None,
+    **options: Any,
+) -> Evaluation:
+    """Call ``retrieve(query, fetch)`` for every question, then score the hits (see evaluate_run).
+
+    A call that raises is recorded as an error for that question (it scores 0) and the rest go on.
+    """
+    results = []
+    for item in golden:
+        start = time.perf_counter()
+        try:
+            hits = coerce_hits(retrieve(item.query, fetch))
+            error = None
+        except InputError:
+            raise
+        except Exception as exc:  # the retriever is user code: record its failure, keep going
+            hits, error = (), f"{type(exc).__name__}: {exc}"
+        results.append(QueryResult(item.id, hits, (time.perf_counter() - start) * 1000.0, None, error))
+    run = Run.from_results(results, meta={"retriever": getattr(retrieve, "__name__", repr(retrieve))})
+    return evaluate_run(golden, run, metrics=metrics, k=k, fetch=fetch, **options)

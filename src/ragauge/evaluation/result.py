@@ -1,0 +1,129 @@
+"""The result of an evaluation: one value model that every report renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+RESULT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Returned:
+    """One document the retriever returned (after deduplication), and whether it is relevant."""
+
+    doc_id: str
+    rank: int
+    grade: float | None = None
+    score: float | None = None
+
+    @property
+    def relevant(self) -> bool:
+        return self.grade is not None and self.grade >= 1
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"doc_id": self.doc_id, "rank": self.rank, "relevant": self.relevant}
+        if self.grade is not None:
+            out["grade"] = self.grade
+        if self.score is not None:
+            out["score"] = self.score
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Returned:
+        return cls(d["doc_id"], d["rank"], d.get("grade"), d.get("score"))
+
+
+@dataclass(frozen=True)
+class QueryScore:
+    """One question's values and what came back for it.
+
+    ``first_relevant_rank`` is the 1-based rank of the first relevant document in the fetched,
+    deduplicated list (None: not retrieved). ``status`` is "ok", "missing" (not in the run) or
+    "error" (the retriever failed).
+    """
+
+    id: str
+    query: str
+    tags: tuple[str, ...]
+    values: dict[str, float]
+    relevant: dict[str, float]
+    first_relevant_rank: int | None
+    top: tuple[Returned, ...]
+    n_hits: int = 0
+    n_unique: int = 0
+    folded: int = 0
+    status: str = "ok"
+    error: str | None = None
+    latency_ms: float | None = None
+    cost: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "query": self.query, "tags": list(self.tags)}
+        out.update(self.values)
+        out.update({
+            "first_relevant_rank": self.first_relevant_rank,
+            "relevant": self.relevant,
+            "top": [r.to_dict() for r in self.top],
+            "n_hits": self.n_hits, "n_unique": self.n_unique, "folded": self.folded, "status": self.status,
+        })
+        for key in ("error", "latency_ms", "cost"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], metrics: list[str]) -> QueryScore:
+        return cls(
+            d["id"], d.get("query", ""), tuple(d.get("tags", [])), {m: d[m] for m in metrics if m in d},
+            dict(d.get("relevant", {})), d.get("first_relevant_rank"),
+            tuple(Returned.from_dict(r) for r in d.get("top", [])), d.get("n_hits", 0), d.get("n_unique", 0),
+            d.get("folded", 0), d.get("status", "ok"), d.get("error"), d.get("latency_ms"), d.get("cost"),
+            dict(d.get("extra", {})),
+        )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Summary (means over answerable questions), per-tag means, per-question rows, the
+    no-answer section, warnings and the metadata that identifies what was compared."""
+
+    metrics: tuple[str, ...]
+    summary: dict[str, float]
+    by_tag: dict[str, dict[str, float]]
+    queries: tuple[QueryScore, ...]
+    no_answer: dict[str, Any]
+    warnings: tuple[str, ...]
+    meta: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ragauge_result": RESULT_VERSION,
+            "metrics": list(self.metrics),
+            "summary": self.summary,
+            "by_tag": self.by_tag,
+            "queries": [q.to_dict() for q in self.queries],
+            "no_answer": self.no_answer,
+            "warnings": list(self.warnings),
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Evaluation:
+        from ragauge.errors import InputError
+
+        version = d.get("ragauge_result")
+        if version != RESULT_VERSION:
+            raise InputError(f"not a ragauge result (version {version!r})",
+                             hint="pass a file written by 'ragauge eval --format json'")
+        metrics = list(d["metrics"])
+        return cls(tuple(metrics), dict(d["summary"]), dict(d["by_tag"]),
+                   tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
+                   tuple(d.get("warnings", [])), dict(d["meta"]))
+
+    @property
+    def answerable(self) -> tuple[QueryScore, ...]:
+        return tuple(q for q in self.queries if q.values)

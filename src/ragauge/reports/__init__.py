@@ -1,0 +1,1 @@
+"""Renderers: one Evaluation in, text / JSON out."""
