@@ -9,7 +9,12 @@ import click
 
 @click.group("golden")
 def golden_group() -> None:
-    """Build and inspect golden sets."""
+    """Build and inspect golden sets.
+
+    \b
+    Example:
+      ragauge golden import-beir scifact/ --split test -o golden.jsonl
+    """
 
 
 @golden_group.command("import-beir")

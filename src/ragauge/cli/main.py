@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ragauge._version import __version__
@@ -13,7 +11,20 @@ from ragauge.cli.trec_eval import trec_eval_command
 from ragauge.errors import RagaugeError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class RagaugeGroup(click.Group):
+    """Maps RagaugeError to its exit code with one clear message (a traceback only with --debug)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except RagaugeError as exc:
+            if ctx.params.get("debug"):
+                raise
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=RagaugeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="ragauge")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 def cli(debug: bool) -> None:
@@ -30,23 +41,6 @@ cli.add_command(trec_eval_command)
 cli.add_command(golden_group)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; RagaugeError -> its exit code with one clear message, no traceback."""
-    args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
-    try:
-        cli.main(args=args, prog_name="ragauge", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except RagaugeError as exc:
-        if debug:
-            raise
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(1)
-    sys.exit(0)
+def main() -> None:
+    """Console entry point."""
+    cli.main(prog_name="ragauge")

@@ -137,7 +137,7 @@ def read_trec_run(path: str | Path) -> TrecRun:
             fh.seek(max(0, fh.tell() - 4096))
             tail = _strip_comments(fh.read())
         lines = [line.split() for line in tail.splitlines() if line.strip()]
-        runid = lines[-1][-1].decode("utf-8", "replace") if lines else ""
+        runid = lines[-1][5].decode("utf-8", "replace") if lines and len(lines[-1]) > 5 else ""
     score = table.column("score").to_numpy()
     if np.isnan(score).any():
         raise InputError("a score is NaN", where=str(path), hint="scores must be numbers")

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragauge.data.run import Hit, QueryResult, Run, read_run, write_run_jsonl
+from ragauge.errors import InputError
+
+
+def write(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_reads_hits_in_every_form_and_metadata(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"_meta": {"retriever": "bm25"}}\n'
+                 '{"id": "q1", "hits": ["a", {"doc_id": "b", "chunk_id": "b#2", "score": 0.5}, {"chunk_id": "c#1"}],'
+                 ' "latency_ms": 41.2, "cost": 0.00002}\n{"id": "q2", "hits": [], "error": "timeout"}\n')
+    run = read_run(path)
+    assert run.meta == {"retriever": "bm25"}
+    assert run.queries == ("q1", "q2")
+    assert run.result("q1") == QueryResult("q1", (Hit("a"), Hit("b", "b#2", 0.5), Hit(None, "c#1")), 41.2, 2e-05)
+    assert run.result("q2").error == "timeout"
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    results = [QueryResult("q1", (Hit("a", score=1.0), Hit("b", "b#1"))), QueryResult("q2", (), 3.0)]
+    out = tmp_path / "out.jsonl"
+    write_run_jsonl(Run.from_results(results), out)
+    assert read_run(out).results() == results
+
+
+def test_trec_run_is_ranked_as_trec_eval_does(tmp_path: Path) -> None:
+    path = write(tmp_path, "q1 Q0 a 3 1.0 t\nq1 Q0 b 1 2.0 t\nq1 Q0 c 2 1.0 t\n", name="run.trec")
+    run = read_run(path)
+    assert run.format == "trec"
+    assert [h.doc_id for h in run.result("q1").hits] == ["b", "c", "a"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"hits": []}\n', "missing or invalid 'id'"),
+    ('{"id": "q1", "hits": "a"}\n', "'hits' must be a list"),
+    ('{"id": "q1", "hits": [{"score": 1}]}\n', "neither 'doc_id' nor 'chunk_id'"),
+    ('{"id": "q1", "hits": [{"doc_id": 3}]}\n', "hit 'doc_id' must be a string"),
+    ('{"id": "q1", "hits": [{"doc_id": "a", "score": "x"}]}\n', "hit 'score' must be a number"),
+    ('{"id": "q1", "hits": [], "latency_ms": "fast"}\n', "'latency_ms' must be a number"),
+    ('{"id": "q1", "hits": []}\n{"id": "q1", "hits": []}\n', "appears twice (first on line 1)"),
+])
+def test_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        read_run(path)
+    assert message in info.value.message
+    assert info.value.where and info.value.where.startswith(f"{path}:")
