@@ -7,6 +7,7 @@ import click
 from ragauge._version import __version__
 from ragauge.cli.eval import eval_command
 from ragauge.cli.golden import golden_group
+from ragauge.cli.metrics import metrics_command
 from ragauge.cli.trec_eval import trec_eval_command
 from ragauge.errors import RagaugeError
 
@@ -39,6 +40,7 @@ def cli(debug: bool) -> None:
 cli.add_command(eval_command)
 cli.add_command(trec_eval_command)
 cli.add_command(golden_group)
+cli.add_command(metrics_command)
 
 
 def main() -> None:

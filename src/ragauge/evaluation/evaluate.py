@@ -120,12 +120,11 @@ def evaluate_run(
     summary = {n: float(values[s][mask].mean()) if mask.any() else 0.0 for n, s in zip(names, specs)}
     by_tag = _by_tag(rows, names)
 
-    extra_queries = [q for q in info.run_queries if q not in golden_ids]
-    extra_queries += [q for q in run.queries if q not in golden_ids and q not in set(info.run_queries)]
+    extra_queries = [q for q in run.queries if q not in golden_ids]
     if missing:
         warnings.append(f"{len(missing)} question(s) missing from the run scored 0: {_ids(missing)}")
     if extra_queries:
-        warnings.append(f"{len(set(extra_queries))} run quer(y/ies) not in the golden set were ignored")
+        warnings.append(f"{len(extra_queries)} run quer(y/ies) not in the golden set were ignored")
     errored = [q.id for q in rows if q.status == "error"]
     if errored:
         warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")

@@ -88,8 +88,8 @@ class QueryScore:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Summary (means over answerable questions), per-tag means, per-question rows, the
-    no-answer section, warnings and the metadata that identifies what was compared."""
+    """Summary (means over answerable questions), per-tag means, one row per answerable
+    question, the no-answer section, warnings and the metadata that identifies what was compared."""
 
     metrics: tuple[str, ...]
     summary: dict[str, float]
@@ -123,7 +123,3 @@ class Evaluation:
         return cls(tuple(metrics), dict(d["summary"]), dict(d["by_tag"]),
                    tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
                    tuple(d.get("warnings", [])), dict(d["meta"]))
-
-    @property
-    def answerable(self) -> tuple[QueryScore, ...]:
-        return tuple(q for q in self.queries if q.values)

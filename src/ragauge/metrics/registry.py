@@ -28,6 +28,7 @@ class MetricFamily:
     kernel: Kernel
     cutoff: Literal["required", "optional", "none"]
     summary: str
+    formula: str
     trec_eval: str
 
     @property
@@ -38,13 +39,20 @@ class MetricFamily:
 METRICS: dict[str, MetricFamily] = {
     f.name: f
     for f in (
-        MetricFamily("hit", hit, "required", "any relevant document in the top k (0 or 1)", "success_k"),
-        MetricFamily("recall", recall, "required", "share of the relevant documents in the top k", "recall_k"),
-        MetricFamily("precision", precision, "required", "share of the top k that is relevant", "P_k"),
-        MetricFamily("mrr", reciprocal_rank, "optional", "1 / rank of the first relevant document", "recip_rank"),
-        MetricFamily("ndcg", ndcg, "optional", "graded gain discounted by log2(rank+1), normalized", "ndcg / ndcg_cut_k"),
-        MetricFamily("map", average_precision, "optional", "mean of precision at each relevant document", "map / map_cut_k"),
-        MetricFamily("rprec", r_precision, "none", "precision at rank R = number of relevant", "Rprec"),
+        MetricFamily("hit", hit, "required", "any relevant document in the top k (0 or 1)",
+                     "1 if \\|rel ∩ top k\\| > 0 else 0", "success_k"),
+        MetricFamily("recall", recall, "required", "share of the relevant documents found in the top k",
+                     "\\|rel ∩ top k\\| / \\|rel\\|", "recall_k"),
+        MetricFamily("precision", precision, "required", "share of the top k that is relevant",
+                     "\\|rel ∩ top k\\| / k", "P_k"),
+        MetricFamily("mrr", reciprocal_rank, "optional", "reciprocal rank of the first relevant document",
+                     "1 / rank of first relevant (0 if none, or none within k)", "recip_rank"),
+        MetricFamily("ndcg", ndcg, "optional", "graded gain discounted by rank, normalized by the ideal",
+                     "Σ gain_i / log2(i+1) over i ≤ k, divided by the same for the ideal order", "ndcg / ndcg_cut_k"),
+        MetricFamily("map", average_precision, "optional", "mean precision at each relevant document",
+                     "Σ precision@i over relevant i ≤ k, divided by \\|rel\\|", "map / map_cut_k"),
+        MetricFamily("rprec", r_precision, "none", "precision at rank R, R = number of relevant documents",
+                     "\\|rel ∩ top R\\| / R", "Rprec"),
     )
 }
 

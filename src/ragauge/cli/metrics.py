@@ -1,0 +1,23 @@
+"""``ragauge metrics``: the metric registry with each metric's exact contract."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("metrics")
+def metrics_command() -> None:
+    """List every metric ragauge computes, with its formula and edge cases.
+
+    \b
+    Example:
+      ragauge metrics
+    """
+    from ragauge.metrics.registry import METRICS
+
+    for f in METRICS.values():
+        form = {"required": f"{f.name}@k", "optional": f"{f.name}  |  {f.name}@k", "none": f.name}[f.cutoff]
+        click.echo(f"{form}    (trec_eval: {f.trec_eval})")
+        for line in f.doc.splitlines():
+            click.echo(f"    {line.strip()}")
+        click.echo("")

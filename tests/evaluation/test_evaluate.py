@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+import ragauge
+from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.run import Hit, QueryResult, Run
+
+GOLDEN = GoldenSet.from_queries([
+    GoldenQuery("q1", "vpn cert", {"vpn": 1}, ("net",)),
+    GoldenQuery("q2", "printer", {"printer": 2, "kb": 1}, ("hw",)),
+    GoldenQuery("q3", "nothing", {}, ("none",)),
+])
+
+
+def test_evaluate_calls_the_retriever_with_fetch_and_accepts_many_hit_shapes() -> None:
+    calls: list[tuple[str, int]] = []
+
+    @dataclass
+    class Doc:
+        doc_id: str
+        score: float
+
+    def retrieve(query: str, n: int) -> object:
+        calls.append((query, n))
+        return {"vpn cert": ["x", "vpn"], "printer": [("printer", 2.0), {"doc_id": "kb"}, Doc("z", 0.1)],
+                "nothing": []}[query]
+
+    result = ragauge.evaluate(GOLDEN, retrieve, k=1, fetch=7)
+    assert calls == [("vpn cert", 7), ("printer", 7), ("nothing", 7)]
+    assert result.summary == pytest.approx({"hit@1": 0.5, "recall@1": 0.25, "mrr": 0.75, "ndcg@1": 0.5})
+    assert result.no_answer["n"] == 1
+    assert all(q.latency_ms is not None and q.latency_ms >= 0 for q in result.queries)
+
+
+def test_a_failing_call_is_recorded_and_scores_zero() -> None:
+    def retrieve(query: str, n: int) -> list[str]:
+        if query == "printer":
+            raise ConnectionError("refused")
+        return ["vpn"]
+
+    result = ragauge.evaluate(GOLDEN, retrieve, k=1)
+    q2 = next(q for q in result.queries if q.id == "q2")
+    assert q2.status == "error" and "ConnectionError: refused" in (q2.error or "")
+    assert q2.values["hit@1"] == 0.0
+    assert any("failed in the retriever" in w for w in result.warnings)
+
+
+def test_no_answer_questions_never_enter_a_mean() -> None:
+    run = Run.from_results([QueryResult("q1", (Hit("vpn"),)), QueryResult("q2", (Hit("kb"),)),
+                            QueryResult("q3", (Hit("vpn"),))])
+    result = ragauge.evaluate_run(GOLDEN, run, metrics="hit@1")
+    assert result.summary["hit@1"] == 1.0
+    assert [q.id for q in result.queries] == ["q1", "q2"]
+    assert result.meta["counts"] == {"questions": 3, "answerable": 2, "no_answer": 1, "missing": 0, "errors": 0,
+                                     "folded": 0}
+
+
+def test_by_tag_is_weakest_first() -> None:
+    run = Run.from_results([QueryResult("q1", (Hit("x"), Hit("vpn"))), QueryResult("q2", (Hit("printer"),))])
+    result = ragauge.evaluate_run(GOLDEN, run, metrics=["mrr"])
+    assert list(result.by_tag) == ["net", "hw"]
+    assert result.by_tag["net"] == {"n": 1, "mrr": 0.5}
+
+
+def test_result_round_trips_through_json() -> None:
+    run = Run.from_results([QueryResult("q1", (Hit("x", score=1.0), Hit("vpn"))), QueryResult("q2", ())])
+    result = ragauge.evaluate_run(GOLDEN, run, k=[1, 3])
+    again = ragauge.Evaluation.from_dict(result.to_dict())
+    assert again.to_dict() == result.to_dict()
