@@ -3,6 +3,8 @@
 
 Requires:  pip install bm25s PyStemmer
 Usage:     python examples/scifact/make_run.py      (from any directory)
+           python examples/scifact/make_run.py --no-stem   (writes bm25-nostem.run.jsonl: the
+           same BM25 without stemming, the "changed tokenization" run the compare example uses)
 
 Reads corpus.jsonl.gz and golden.jsonl next to this script and writes bm25.run.jsonl there,
 in ragauge's run format: a first line {"_meta": {...}}, then one line per question
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import time
 from datetime import datetime, timezone
 from importlib.metadata import version
@@ -48,12 +51,14 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def main() -> None:
+    stem = "--no-stem" not in sys.argv[1:]
+    output = OUTPUT if stem else HERE / "bm25-nostem.run.jsonl"
     docs = read_jsonl(CORPUS)
     questions = read_jsonl(GOLDEN)
     doc_ids = [d["_id"] for d in docs]
 
     # Index title and abstract together as one field.
-    stemmer = Stemmer.Stemmer(STEMMER)
+    stemmer = Stemmer.Stemmer(STEMMER) if stem else None
     texts = [f"{d['title']} {d['text']}" for d in docs]
     retriever = bm25s.BM25(k1=K1, b=B, method=METHOD)
     retriever.index(bm25s.tokenize(texts, stopwords=STOPWORDS, stemmer=stemmer, show_progress=False),
@@ -81,11 +86,12 @@ def main() -> None:
         lines.append({"id": q["id"], "hits": hits, "latency_ms": round(elapsed_ms, 3)})
 
     meta = {
-        "retriever": f"bm25s {METHOD} BM25 (k1={K1}, b={B}), PyStemmer {STEMMER}, English stop words, title + text",
+        "retriever": f"bm25s {METHOD} BM25 (k1={K1}, b={B}), "
+                     f"{'PyStemmer ' + STEMMER if stem else 'no stemming'}, English stop words, title + text",
         "settings": {
             "method": METHOD, "k1": K1, "b": B,
             "tokenizer": "bm25s.tokenize: lowercase, token pattern (?u)\\b\\w\\w+\\b",
-            "stopwords": STOPWORDS, "stemmer": f"PyStemmer {STEMMER}",
+            "stopwords": STOPWORDS, "stemmer": f"PyStemmer {STEMMER}" if stem else None,
             "fields": "title + ' ' + text",
             "top_k": TOP_K, "score_decimals": SCORE_DECIMALS,
             "ties": "doc_id descending (trec_eval order)",
@@ -98,11 +104,11 @@ def main() -> None:
         "golden": {"file": GOLDEN.name, "questions": len(questions)},
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    with open(OUTPUT, "w", encoding="utf-8") as fh:
+    with open(output, "w", encoding="utf-8") as fh:
         fh.write(json.dumps({"_meta": meta}) + "\n")
         for line in lines:
             fh.write(json.dumps(line) + "\n")
-    print(f"wrote {len(lines)} questions, {sum(len(x['hits']) for x in lines)} hits to {OUTPUT}")
+    print(f"wrote {len(lines)} questions, {sum(len(x['hits']) for x in lines)} hits to {output}")
 
 
 if __name__ == "__main__":

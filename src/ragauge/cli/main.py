@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from ragauge._version import __version__
+from ragauge.cli.compare import compare_command
 from ragauge.cli.eval import eval_command
+from ragauge.cli.gate import baseline_group, gate_command
 from ragauge.cli.golden import golden_group
 from ragauge.cli.metrics import metrics_command
 from ragauge.cli.trec_eval import trec_eval_command
@@ -38,8 +40,11 @@ def cli(debug: bool) -> None:
 
 
 cli.add_command(eval_command)
+cli.add_command(compare_command)
 cli.add_command(trec_eval_command)
 cli.add_command(golden_group)
+cli.add_command(gate_command)
+cli.add_command(baseline_group)
 cli.add_command(metrics_command)
 
 

@@ -215,6 +215,12 @@ def evaluate(
 
     A call that raises is recorded as an error for that question (it scores 0) and the rest go on.
     """
+    run = collect_run(golden, retrieve, fetch)
+    return evaluate_run(golden, run, metrics=metrics, k=k, fetch=fetch, **options)
+
+
+def collect_run(golden: GoldenSet, retrieve: Callable[[str, int], Any], fetch: int) -> Run:
+    """Call ``retrieve(query, fetch)`` once per question, timing each call, into a Run."""
     results = []
     for item in golden:
         start = time.perf_counter()
@@ -226,5 +232,4 @@ def evaluate(
         except Exception as exc:  # the retriever is user code: record its failure, keep going
             hits, error = (), f"{type(exc).__name__}: {exc}"
         results.append(QueryResult(item.id, hits, (time.perf_counter() - start) * 1000.0, None, error))
-    run = Run.from_results(results, meta={"retriever": getattr(retrieve, "__name__", repr(retrieve))})
-    return evaluate_run(golden, run, metrics=metrics, k=k, fetch=fetch, **options)
+    return Run.from_results(results, meta={"retriever": getattr(retrieve, "__name__", repr(retrieve))})

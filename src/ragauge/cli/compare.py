@@ -1,0 +1,56 @@
+"""``ragauge compare``: two runs or results, question by question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ragauge.cli.options import parse_ks, write_output
+
+
+@click.command("compare")
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--golden", type=click.Path(path_type=Path), help="Golden set, needed when BASE/NEW are run files.")
+@click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the default metrics.")
+@click.option("--metrics", help="Comma-separated metric specs to compare.")
+@click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
+@click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
+@click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
+@click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
+@click.option("--resamples", default=10_000, show_default=True, help="Bootstrap resamples and randomization permutations.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap and randomization test.")
+@click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics: str | None, fetch: int | None,
+                    doc_id_sep: str | None, doc_id_pattern: str | None, allow_different_golden: bool,
+                    resamples: int, seed: int, alpha: float, fmt: str, output: Path | None) -> None:
+    """Compare two runs (or saved results) of the same golden set, question by question.
+
+    For each metric: both means, the difference with a paired bootstrap 95% interval, a
+    sign-flip randomization p-value (Holm-corrected over metrics x tags), better/worse/tied
+    counts and a verdict; then the questions that got worse, per-tag differences, latency
+    and cost.
+
+    \b
+    Examples:
+      ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl -k 5
+      ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+    """
+    from ragauge.compare import compare
+    from ragauge.evaluation.load import result_or_evaluate
+    from ragauge.reports.comparison import render_comparison
+
+    options = dict(metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    b = result_or_evaluate(base, golden, **options)
+    n = result_or_evaluate(new, golden, **options)
+    names = [m.strip() for m in metrics.split(",")] if metrics else None
+    if names:
+        from ragauge.metrics.spec import parse_metrics
+
+        names = [str(s) for s in parse_metrics(metrics or "")]
+    result = compare(b, n, metrics=names, allow_different_golden=allow_different_golden, alpha=alpha,
+                     resamples=resamples, seed=seed)
+    write_output(render_comparison(result, fmt), output)

@@ -1,0 +1,101 @@
+"""``ragauge gate`` and ``ragauge baseline update``: a CI gate with reviewed baselines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ragauge.cli.options import write_output
+
+
+def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed([
+        click.argument("golden", type=click.Path(path_type=Path)),
+        click.option("--run", "run_path", required=True, type=click.Path(path_type=Path), help="Run file (JSONL or TREC)."),
+        click.option("--baseline", "baseline_path", required=True, type=click.Path(path_type=Path),
+                     help="Baseline JSON file, e.g. eval/baseline.json."),
+        click.option("--config", "config_path", type=click.Path(path_type=Path),
+                     help="Rules file (ragauge.toml or pyproject.toml); default: found in the working directory."),
+        click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
+        click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
+        click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
+    ]):
+        f = option(f)
+    return f
+
+
+def _load(golden: Path, run_path: Path, config_path: Path | None) -> tuple[Any, Any, Any]:
+    from ragauge.data.golden import load_golden
+    from ragauge.data.run import read_run
+    from ragauge.gate.config import find_config, load_rules
+
+    return load_golden(golden), read_run(run_path), load_rules(config_path or find_config())
+
+
+@click.command("gate")
+@_run_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
+              show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+def gate_command(golden: Path, run_path: Path, baseline_path: Path, config_path: Path | None, fetch: int | None,
+                 doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, output: Path | None) -> None:
+    """Fail (exit 1) when the run falls below the baseline under the gate rules.
+
+    Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
+    from ragauge.toml or [tool.ragauge] in pyproject.toml; without them the gate allows a
+    0.02 absolute drop of hit@5, recall@5, mrr and ndcg@5.
+
+    \b
+    Example:
+      ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
+    """
+    from ragauge.errors import GateFailure
+    from ragauge.gate.run import run_gate
+    from ragauge.reports.gate import render_gate
+
+    g, r, rules = _load(golden, run_path, config_path)
+    result = run_gate(g, r, baseline_path, rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    write_output(render_gate(result, fmt), output)
+    if not result.passed:
+        raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken ({', '.join(o.kind for o in result.failures)})")
+
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """Manage the baseline a gate defends.
+
+    \b
+    Example:
+      ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "new reranker"
+    """
+
+
+@baseline_group.command("update")
+@_run_options
+@click.option("--reason", help="Why these numbers are the new bar (required; recorded with your git identity).")
+@click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
+def baseline_update_command(golden: Path, run_path: Path, baseline_path: Path, config_path: Path | None,
+                            fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None,
+                            reason: str | None, accept_drop: bool) -> None:
+    """Write a new baseline (atomically) and append it to the history beside it.
+
+    Refused without --reason; refused when any metric is lower than the current baseline
+    unless --accept-drop. The history file (baseline.history.jsonl) makes every lowering
+    visible in review.
+
+    \b
+    Example:
+      ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "BM25 -> hybrid"
+    """
+    from ragauge.gate.baseline import history_path
+    from ragauge.gate.run import run_baseline_update
+
+    g, r, rules = _load(golden, run_path, config_path)
+    record = run_baseline_update(g, r, baseline_path, rules, reason=reason, accept_drop=accept_drop, fetch=fetch,
+                                 doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
+    drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
+    click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}", err=True)

@@ -1,0 +1,156 @@
+"""Compare two evaluations of the same golden set question by question."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ragauge.compare.result import Comparison, MetricDelta
+from ragauge.errors import InputError
+from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
+from ragauge.stats.randomization import holm, sign_flip_p_value
+
+CONTRACT_KEYS = ("fetch", "dedup", "doc_id", "relevance")
+
+
+def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
+    notes: list[str] = []
+    bh, nh = base.meta["golden"]["hash"], new.meta["golden"]["hash"]
+    if bh != nh:
+        if not allow_different_golden:
+            raise InputError(
+                f"the two results come from different golden sets ({bh[:19]}... vs {nh[:19]}...)",
+                hint="evaluate both runs on the same golden set, or pass --allow-different-golden to compare "
+                     "only the questions they share",
+            )
+        notes.append("different golden sets: only the questions present and answerable in both are compared")
+    bc, nc = base.meta["contract"], new.meta["contract"]
+    changed = [k for k in CONTRACT_KEYS if bc.get(k) != nc.get(k)]
+    if changed:
+        if not allow_different_golden:
+            raise InputError(
+                f"the two results were measured under different contracts ({', '.join(changed)} differ)",
+                hint="evaluate both with the same --fetch and doc-id rule, or pass --allow-different-golden",
+            )
+        notes.append(f"contracts differ in {', '.join(changed)}")
+    return notes
+
+
+def _verdict(d: MetricDelta, alpha: float) -> str:
+    lo, hi = d.ci95
+    if d.n == 0:
+        return "no questions to compare"
+    if lo <= 0.0 <= hi:
+        return "no evidence of a change"
+    direction = "better" if d.diff > 0 else "worse"
+    if d.p_adjusted < alpha:
+        return f"{direction} (significant)"
+    return f"probably {direction}, not significant after correction"
+
+
+def _delta(b: np.ndarray, n: np.ndarray, resamples: int, seed: int) -> MetricDelta:
+    d = n - b
+    if len(d) == 0:
+        nan = float("nan")
+        return MetricDelta(0, nan, nan, nan, (nan, nan), 1.0, 1.0, 0, 0, 0, "")
+    eps = 1e-12
+    return MetricDelta(
+        len(d), float(b.mean()), float(n.mean()), float(d.mean()), bootstrap_ci(d, 0.95, resamples, seed),
+        sign_flip_p_value(d, resamples, seed), 1.0, int((d > eps).sum()), int((d < -eps).sum()),
+        int((np.abs(d) <= eps).sum()), "",
+    )
+
+
+def compare(
+    base: Evaluation,
+    new: Evaluation,
+    *,
+    metrics: Sequence[str] | None = None,
+    allow_different_golden: bool = False,
+    alpha: float = 0.05,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Pair questions by id and compare each metric (new - base).
+
+    Only questions answerable in both are paired. For each metric, overall and per tag: means,
+    difference, paired bootstrap 95% interval, sign-flip p-value, Holm-adjusted p-value over all
+    metric x tag tests, better/worse/tied counts and a verdict in words. Refuses results from
+    different golden sets or contracts unless ``allow_different_golden``.
+    """
+    notes = _check_comparable(base, new, allow_different_golden)
+    names = list(metrics) if metrics else [m for m in base.metrics if m in new.metrics]
+    missing = [m for m in names if m not in base.metrics or m not in new.metrics]
+    if missing or not names:
+        raise InputError(f"metric(s) not in both results: {', '.join(missing) or '(none shared)'}",
+                         hint="evaluate both with the same --metrics")
+    bq = {q.id: q for q in base.queries}
+    nq = {q.id: q for q in new.queries}
+    ids = [i for i in bq if i in nq]
+    if len(ids) < len(bq) or len(ids) < len(nq):
+        notes.append(f"{len(ids)} questions paired ({len(bq)} in base, {len(nq)} in new)")
+    pairs = [(bq[i], nq[i]) for i in ids]
+
+    def arrays(subset: list[tuple[QueryScore, QueryScore]], m: str) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([b.values[m] for b, _ in subset], dtype=np.float64),
+                np.array([n.values[m] for _, n in subset], dtype=np.float64))
+
+    overall = {m: _delta(*arrays(pairs, m), resamples, seed) for m in names}
+    tags = sorted({t for b, _ in pairs for t in b.tags})
+    by_tag: dict[str, dict[str, MetricDelta]] = {}
+    for tag in tags:
+        subset = [(b, n) for b, n in pairs if tag in b.tags]
+        by_tag[tag] = {m: _delta(*arrays(subset, m), resamples, seed) for m in names}
+
+    tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
+    adjusted = holm([(overall[m] if t is None else by_tag[t][m]).p_value for t, m in tested])
+    for (t, m), p in zip(tested, adjusted):
+        table = overall if t is None else by_tag[t]
+        d = replace(table[m], p_adjusted=p)
+        table[m] = replace(d, verdict=_verdict(d, alpha))
+
+    meta = {
+        "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
+        "new": {"run": new.meta["run"], "golden": new.meta["golden"]},
+        "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "resamples": resamples,
+        "seed": seed, "paired_questions": len(pairs), "correction": "holm over metrics x (overall + tags)",
+    }
+    return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
+                      _side_by_side(base, new, "cost"), notes, meta)
+
+
+def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str]) -> list[dict[str, Any]]:
+    """Questions where any metric dropped, worst first (by the first metric, then the mean drop),
+    with the first relevant rank before and after and the documents that displaced it."""
+    rows = []
+    for b, n in pairs:
+        diffs = {m: n.values[m] - b.values[m] for m in names}
+        if min(diffs.values()) >= -1e-12:
+            continue
+        limit = n.first_relevant_rank or (len(n.top) + 1)
+        before = {r.doc_id for r in b.top if b.first_relevant_rank and r.rank < b.first_relevant_rank}
+        displaced = [r.doc_id for r in n.top if r.rank < limit and not r.relevant and r.doc_id not in before]
+        rows.append({
+            "id": b.id, "query": b.query, "tags": list(b.tags), "diff": diffs,
+            "base": {m: b.values[m] for m in names}, "new": {m: n.values[m] for m in names},
+            "base_rank": b.first_relevant_rank, "new_rank": n.first_relevant_rank,
+            "displaced_by": displaced[:5], "expected": list(b.relevant),
+        })
+    rows.sort(key=lambda r: (r["diff"][names[0]], sum(r["diff"].values()), r["id"]))
+    return rows
+
+
+def _side_by_side(base: Evaluation, new: Evaluation, key: str) -> dict[str, Any]:
+    def stats(e: Evaluation) -> dict[str, float] | None:
+        values = [getattr(q, key) for q in e.queries if getattr(q, key) is not None]
+        if not values:
+            return None
+        arr = np.asarray(values, dtype=np.float64)
+        if key == "cost":
+            return {"total": float(arr.sum()), "mean": float(arr.mean())}
+        return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95))}
+    return {"base": stats(base), "new": stats(new)}

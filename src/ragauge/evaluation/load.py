@@ -1,0 +1,51 @@
+"""Load a saved result, or evaluate a run file on the spot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ragauge.errors import InputError
+from ragauge.evaluation.result import Evaluation
+
+
+def read_result(path: str | Path) -> Evaluation:
+    """Read a JSON result written by ``ragauge eval --format json``."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("result file not found", where=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a JSON result: {exc}", where=str(path),
+                         hint="pass a file written by 'ragauge eval --format json'") from None
+    if not isinstance(data, dict) or "ragauge_result" not in data:
+        raise InputError("not a ragauge result", where=str(path),
+                         hint="pass a file written by 'ragauge eval --format json'")
+    return Evaluation.from_dict(data)
+
+
+def is_result_file(path: str | Path) -> bool:
+    """True for a JSON object file carrying the ``ragauge_result`` marker."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip()
+    except OSError:
+        return False
+    return head.startswith(b"{") and b'"ragauge_result"' in head
+
+
+def result_or_evaluate(path: str | Path, golden_path: str | Path | None, **options: Any) -> Evaluation:
+    """A saved result as is, or the run at ``path`` scored against ``golden_path``."""
+    if is_result_file(path):
+        return read_result(path)
+    if golden_path is None:
+        raise InputError(f"{path} is a run file, so --golden is needed to score it",
+                         hint="pass --golden golden.jsonl, or compare saved results from 'ragauge eval --format json'")
+    from ragauge.data.golden import load_golden
+    from ragauge.data.run import read_run
+    from ragauge.evaluation.evaluate import evaluate_run
+
+    run_format = options.pop("run_format", "auto")
+    return evaluate_run(load_golden(golden_path), read_run(path, run_format), **options)

@@ -1,0 +1,121 @@
+"""Check an evaluation against a baseline under the gate rules (pure: no files, no clock)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragauge.compare.compare import CONTRACT_KEYS
+from ragauge.evaluation.result import Evaluation
+from ragauge.gate.baseline import Baseline
+from ragauge.gate.config import GateRules
+from ragauge.stats.randomization import sign_flip_p_value
+
+SHOWN = 10
+EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """One rule: what it demands, whether it held, the numbers, and the questions behind a failure."""
+
+    kind: str
+    rule: str
+    passed: bool
+    message: str
+    questions: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "rule": self.rule, "passed": self.passed, "message": self.message,
+                "questions": self.questions}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    outcomes: list[RuleOutcome]
+    meta: dict[str, Any]
+
+    @property
+    def passed(self) -> bool:
+        return all(o.passed for o in self.outcomes)
+
+    @property
+    def failures(self) -> list[RuleOutcome]:
+        return [o for o in self.outcomes if not o.passed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ragauge_gate": 1, "passed": self.passed, "outcomes": [o.to_dict() for o in self.outcomes],
+                "meta": self.meta}
+
+
+def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> RuleOutcome:
+    rule = f"{m} may drop at most {allowed:.4f} below the baseline"
+    if m not in base.metrics:
+        return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
+                           [{"hint": "re-baseline with the gated metrics: ragauge baseline update ..."}])
+    old, new = base.metrics[m], ev.summary[m]
+    drop = old - new
+    paired = [(q.id, base.queries[q.id][m], q.values[m]) for q in ev.queries if m in base.queries.get(q.id, {})]
+    worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
+    questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
+    message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
+    failed = drop > allowed + EPS
+    if failed and rules.significant_only:
+        diffs = np.array([n - o for _, o, n in paired])
+        p = sign_flip_p_value(diffs)
+        message += f"; randomization p = {p:.4f} (alpha {rules.alpha})"
+        failed = p < rules.alpha
+        if not failed:
+            message += ": the drop is not significant, so it passes"
+    return RuleOutcome("metric", rule, not failed, message, questions if failed else [])
+
+
+def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation) -> RuleOutcome:
+    rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
+    qs = [q for q in ev.queries if tag in q.tags]
+    if not qs:
+        return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
+    value = float(np.mean([q.values[m] for q in qs]))
+    failed = value < floor - EPS
+    lowest = sorted(qs, key=lambda q: (q.values[m], q.id))[:SHOWN]
+    questions = [{"id": q.id, "now": q.values[m], "first_relevant_rank": q.first_relevant_rank} for q in lowest]
+    return RuleOutcome("tag_floor", rule, not failed, f"tag {tag!r} (n={len(qs)}): {m} = {value:.4f}",
+                       questions if failed else [])
+
+
+def _critical_rule(qid: str, k: int, ev: Evaluation) -> RuleOutcome:
+    rule = f"critical question {qid!r} keeps a relevant document in the top {k}"
+    q = next((q for q in ev.queries if q.id == qid), None)
+    if q is None:
+        return RuleOutcome("critical", rule, False, f"{qid!r} is not an answerable question of the golden set")
+    rank = q.first_relevant_rank
+    ok = rank is not None and rank <= k
+    where = f"first relevant at rank {rank}" if rank else "no relevant document retrieved"
+    details = {"id": qid, "query": q.query, "first_relevant_rank": rank, "expected": list(q.relevant),
+               "returned": [r.doc_id for r in q.top[:k]]}
+    return RuleOutcome("critical", rule, ok, f"{qid}: {where}", [] if ok else [details])
+
+
+def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> GateResult:
+    """Every rule's outcome. A changed golden set or contract fails the gate on its own: the
+    numbers would not be comparable, so the baseline must be renewed explicitly."""
+    meta = {"baseline": str(baseline.path), "baseline_created": baseline.data.get("created"),
+            "baseline_reason": baseline.data.get("reason"), "rules": rules.to_dict(),
+            "rules_source": rules.source, "run": evaluation.meta["run"], "golden": evaluation.meta["golden"]}
+    renew = "re-baseline explicitly: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'"
+    if evaluation.meta["golden"]["hash"] != baseline.golden_hash:
+        return GateResult([RuleOutcome("golden", "the golden set is the one the baseline was measured on", False,
+                                       f"the golden set changed since the baseline ({baseline.golden_hash[:19]}... -> "
+                                       f"{evaluation.meta['golden']['hash'][:19]}...); {renew}")], meta)
+    contract = evaluation.meta["contract"]
+    changed = [k for k in CONTRACT_KEYS if contract.get(k) != baseline.contract.get(k)]
+    if changed:
+        return GateResult([RuleOutcome("contract", "the metric contract is the baseline's", False,
+                                       f"{', '.join(changed)} differ from the baseline's; use the same options or {renew}")],
+                          meta)
+    outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
+    outcomes += [_floor_rule(t, m, f, evaluation) for t, fl in rules.tag_floors.items() for m, f in fl.items()]
+    outcomes += [_critical_rule(q, rules.critical_k, evaluation) for q in rules.critical]
+    return GateResult(outcomes, meta)

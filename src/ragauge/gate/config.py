@@ -1,0 +1,118 @@
+"""Gate rules from ``ragauge.toml`` (table ``[gate]``) or ``pyproject.toml`` (``[tool.ragauge.gate]``).
+
+Example::
+
+    [gate]
+    metrics = { "ndcg@10" = 0.02, "recall@10" = 0.03 }   # metric -> allowed absolute drop
+    tag_floors = { networking = { "recall@10" = 0.8 } }  # tag -> metric -> minimum mean
+    critical = ["q001", "q017"]                          # must keep a relevant document ...
+    critical_k = 10                                      # ... within the top k
+    significant_only = false                             # fail a drop only if also significant
+    alpha = 0.05
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragauge.errors import InputError
+from ragauge.metrics.spec import parse_metric
+
+DEFAULT_METRICS = ("hit@5", "recall@5", "mrr", "ndcg@5")
+DEFAULT_ALLOWED_DROP = 0.02
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """What the gate checks. ``metrics`` maps each gated metric to its allowed absolute drop."""
+
+    metrics: dict[str, float] = field(default_factory=lambda: {m: DEFAULT_ALLOWED_DROP for m in DEFAULT_METRICS})
+    tag_floors: dict[str, dict[str, float]] = field(default_factory=dict)
+    critical: tuple[str, ...] = ()
+    critical_k: int = 5
+    significant_only: bool = False
+    alpha: float = 0.05
+    source: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metrics": self.metrics, "tag_floors": self.tag_floors, "critical": list(self.critical),
+                "critical_k": self.critical_k, "significant_only": self.significant_only, "alpha": self.alpha}
+
+    @property
+    def needed_metrics(self) -> list[str]:
+        """Every metric a check reads, gated metrics first."""
+        names = list(self.metrics)
+        for floors in self.tag_floors.values():
+            names += [m for m in floors if m not in names]
+        return names
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError("config file not found", where=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"invalid TOML: {exc}", where=str(path)) from None
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """``ragauge.toml`` in ``start`` (default: the working directory), else a ``pyproject.toml``
+    there that has a ``[tool.ragauge]`` table."""
+    folder = start or Path.cwd()
+    if (folder / "ragauge.toml").is_file():
+        return folder / "ragauge.toml"
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file() and "ragauge" in _load_toml(pyproject).get("tool", {}):
+        return pyproject
+    return None
+
+
+def _number(value: Any, what: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what} must be a number, got {value!r}", where=where)
+    return float(value)
+
+
+def load_rules(path: Path | None) -> GateRules:
+    """Rules from ``path`` (or the defaults when None): each metric spec is validated."""
+    if path is None:
+        return GateRules()
+    data = _load_toml(path)
+    table = data.get("tool", {}).get("ragauge", {}) if path.name == "pyproject.toml" else data
+    gate = table.get("gate", {})
+    where = str(path)
+    if not isinstance(gate, dict):
+        raise InputError("'gate' must be a table", where=where)
+    unknown = set(gate) - {"metrics", "tag_floors", "critical", "critical_k", "significant_only", "alpha"}
+    if unknown:
+        raise InputError(f"unknown gate setting(s): {', '.join(sorted(unknown))}", where=where,
+                         hint="known: metrics, tag_floors, critical, critical_k, significant_only, alpha")
+    metrics_raw = gate.get("metrics", {m: DEFAULT_ALLOWED_DROP for m in DEFAULT_METRICS})
+    if isinstance(metrics_raw, list):
+        metrics_raw = {m: DEFAULT_ALLOWED_DROP for m in metrics_raw}
+    if not isinstance(metrics_raw, dict):
+        raise InputError("'gate.metrics' must map metric specs to allowed drops", where=where,
+                         hint='metrics = { "ndcg@10" = 0.02 }')
+    metrics = {str(parse_metric(m)): _number(v, f"allowed drop of {m}", where) for m, v in metrics_raw.items()}
+    floors: dict[str, dict[str, float]] = {}
+    for tag, rules in gate.get("tag_floors", {}).items():
+        if not isinstance(rules, dict):
+            raise InputError(f"tag_floors.{tag} must map metric specs to minimums", where=where)
+        floors[tag] = {str(parse_metric(m)): _number(v, f"floor of {tag}/{m}", where) for m, v in rules.items()}
+    critical = gate.get("critical", [])
+    if not isinstance(critical, list) or not all(isinstance(c, str) for c in critical):
+        raise InputError("'gate.critical' must be a list of question ids", where=where)
+    k = gate.get("critical_k", 5)
+    if not isinstance(k, int) or k < 1:
+        raise InputError("'gate.critical_k' must be a positive integer", where=where)
+    return GateRules(metrics, floors, tuple(critical), k, bool(gate.get("significant_only", False)),
+                     _number(gate.get("alpha", 0.05), "alpha", where), where)

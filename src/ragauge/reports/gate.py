@@ -1,0 +1,68 @@
+"""Renderers for a gate result: text, Markdown, JSON and JUnit (one testcase per rule)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+from ragauge.gate.check import GateResult, RuleOutcome
+
+
+def _question_line(q: dict[str, object]) -> str:
+    parts = [f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in q.items() if k != "id"]
+    return f"{q.get('id', '')}: " + ", ".join(parts)
+
+
+def render_gate_text(result: GateResult) -> str:
+    out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {result.meta['baseline']} "
+           f"({result.meta.get('baseline_created')}; reason: {result.meta.get('baseline_reason')})"]
+    for o in result.outcomes:
+        out.append(f"  [{'pass' if o.passed else 'FAIL'}] {o.rule}")
+        out.append(f"         {o.message}")
+        for q in o.questions:
+            out.append(f"         - {_question_line(q)}")
+    n = len(result.failures)
+    out.append(f"{n} of {len(result.outcomes)} rule(s) failed" if n else f"all {len(result.outcomes)} rule(s) hold")
+    return "\n".join(out) + "\n"
+
+
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_gate_markdown(result: GateResult) -> str:
+    icon = "✅" if result.passed else "❌"
+    out = [f"### {icon} ragauge gate {'passed' if result.passed else 'failed'}", "",
+           "| | rule | result |", "|---|---|---|"]
+    for o in result.outcomes:
+        out.append(f"| {'✅' if o.passed else '❌'} | {_md(o.rule)} | {_md(o.message)} |")
+    for o in result.failures:
+        if o.questions:
+            out += ["", f"<details><summary>questions behind: {_md(o.rule)}</summary>", ""]
+            out += [f"- {_md(_question_line(q))}" for q in o.questions]
+            out += ["", "</details>"]
+    return "\n".join(out) + "\n"
+
+
+def render_gate_junit(result: GateResult) -> str:
+    suite = ET.Element("testsuite", name="ragauge gate", tests=str(len(result.outcomes)),
+                       failures=str(len(result.failures)), errors="0", skipped="0")
+    for o in result.outcomes:
+        case = ET.SubElement(suite, "testcase", classname=f"ragauge.gate.{o.kind}", name=o.rule)
+        if not o.passed:
+            failure = ET.SubElement(case, "failure", message=o.message)
+            failure.text = "\n".join(_question_line(q) for q in o.questions) or o.message
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def render_gate(result: GateResult, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return render_gate_markdown(result)
+    if fmt == "junit":
+        return render_gate_junit(result)
+    return render_gate_text(result)
+
+
+__all__ = ["RuleOutcome", "render_gate"]

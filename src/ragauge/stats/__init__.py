@@ -1,0 +1,1 @@
+"""Statistics for comparing runs: bootstrap intervals, randomization tests, multiple testing."""

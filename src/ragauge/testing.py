@@ -1,0 +1,50 @@
+"""A pytest helper for teams that gate retrieval quality inside their own test suite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragauge.gate.check import GateResult
+
+
+def assert_no_regression(
+    golden: str | Path,
+    run: str | Path | None = None,
+    *,
+    retrieve: Callable[[str, int], Any] | None = None,
+    baseline: str | Path = "eval/baseline.json",
+    config: str | Path | None = None,
+    fetch: int | None = None,
+    **options: Any,
+) -> GateResult:
+    """Check a run file (or a live ``retrieve(query, n)`` callable) against the baseline under the
+    gate rules; raise AssertionError with the gate report when a rule fails.
+
+    Example::
+
+        def test_retrieval_quality():
+            assert_no_regression("eval/golden.jsonl", retrieve=my_search, baseline="eval/baseline.json")
+    """
+    from ragauge.data.golden import load_golden
+    from ragauge.data.run import Run, read_run
+    from ragauge.gate.config import find_config, load_rules
+    from ragauge.gate.run import run_gate
+    from ragauge.reports.gate import render_gate_text
+
+    if (run is None) == (retrieve is None):
+        raise TypeError("pass exactly one of run= or retrieve=")
+    golden_set = load_golden(golden)
+    rules = load_rules(Path(config) if config else find_config())
+    if retrieve is not None:
+        from ragauge.evaluation.evaluate import collect_run
+
+        the_run: Run = collect_run(golden_set, retrieve, fetch or 20)
+        fetch = fetch or 20
+    else:
+        the_run = read_run(run)  # type: ignore[arg-type]
+    result = run_gate(golden_set, the_run, Path(baseline), rules, fetch=fetch, **options)
+    if not result.passed:
+        raise AssertionError("retrieval regressed against the baseline\n" + render_gate_text(result))
+    return result

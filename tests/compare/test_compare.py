@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ragauge
+from ragauge.cli.main import cli
+from ragauge.compare import compare
+from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.errors import InputError
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"
+
+GOLDEN = GoldenSet.from_queries(
+    [GoldenQuery(f"q{i}", f"question {i}", {f"d{i}": 1}, ("even" if i % 2 == 0 else "odd",)) for i in range(40)]
+)
+
+
+def run_with_ranks(ranks: dict[str, int]) -> Run:
+    """Each question's relevant document placed at the given 1-based rank among fillers."""
+    results = []
+    for q in GOLDEN:
+        r = ranks[q.id]
+        hits = [Hit(f"x{j}") for j in range(1, 11)]
+        hits.insert(r - 1, Hit(next(iter(q.relevant))))
+        results.append(QueryResult(q.id, tuple(hits[:10])))
+    return Run.from_results(results)
+
+
+def test_identical_runs_show_no_change() -> None:
+    e = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
+    c = compare(e, e, resamples=500)
+    for d in c.metrics.values():
+        assert d.diff == 0 and d.ci95 == (0.0, 0.0) and d.p_value == 1.0 and d.tied == 40
+        assert d.verdict == "no evidence of a change"
+    assert c.worse_queries == []
+
+
+def test_a_clear_improvement_and_the_questions_that_got_worse() -> None:
+    base = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 8 for q in GOLDEN}), k=5)
+    ranks = {q.id: 1 for q in GOLDEN}
+    ranks["q3"] = 10  # one question gets worse
+    new = ragauge.evaluate_run(GOLDEN, run_with_ranks(ranks), k=5)
+    c = compare(base, new, resamples=2000)
+    hit = c.metrics["hit@5"]
+    assert (hit.better, hit.worse, hit.tied) == (39, 0, 1)
+    assert hit.diff == pytest.approx(39 / 40) and hit.ci95[0] > 0 and hit.p_adjusted < 0.05
+    assert hit.verdict == "better (significant)"
+    assert [q["id"] for q in c.worse_queries] == ["q3"]
+    worse = c.worse_queries[0]
+    assert (worse["base_rank"], worse["new_rank"]) == (8, 10)
+    assert worse["displaced_by"] == ["x8", "x9"]  # new above the relevant doc, not above it before
+    assert set(c.by_tag) == {"even", "odd"}
+    # Holm: every adjusted p is at least its raw p
+    assert all(d.p_adjusted >= d.p_value for t in c.by_tag.values() for d in t.values())
+
+
+def test_refuses_different_golden_sets_unless_allowed() -> None:
+    other = GoldenSet.from_queries(list(GOLDEN)[:30])
+    a = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 1 for q in GOLDEN}), k=5)
+    b = ragauge.evaluate_run(other, run_with_ranks({q.id: 1 for q in GOLDEN}), k=5)
+    with pytest.raises(InputError, match="different golden sets"):
+        compare(a, b)
+    c = compare(a, b, allow_different_golden=True, resamples=200)
+    assert c.meta["paired_questions"] == 30 and any("different golden sets" in n for n in c.notes)
+
+
+def test_refuses_different_contracts() -> None:
+    run = run_with_ranks({q.id: 1 for q in GOLDEN})
+    with pytest.raises(InputError, match="fetch"):
+        compare(ragauge.evaluate_run(GOLDEN, run, k=5), ragauge.evaluate_run(GOLDEN, run, k=5, fetch=3))
+
+
+def test_cli_compares_example_runs_in_every_format(tmp_path: Path) -> None:
+    args = ["compare", str(EXAMPLE / "bm25-nostem.run.jsonl"), str(EXAMPLE / "bm25.run.jsonl"),
+            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10", "--resamples", "2000"]
+    text = CliRunner().invoke(cli, args)
+    assert text.exit_code == 0, text.output
+    assert "ndcg@10" in text.stdout and "got worse" in text.stdout and "latency" in text.stdout
+    out = CliRunner().invoke(cli, [*args, "--format", "json"])
+    data = json.loads(out.stdout)
+    m = data["metrics"]["ndcg@10"]
+    assert m["diff"] == pytest.approx(m["new"] - m["base"])
+    assert m["ci95"][0] <= m["diff"] <= m["ci95"][1]
+    assert set(m) >= {"base", "new", "diff", "ci95", "p_value", "p_adjusted", "better", "worse", "tied"}
+    assert data["worse_queries"] and data["latency"]["base"]["p50"] > 0
+    md = CliRunner().invoke(cli, [*args, "--format", "markdown"])
+    assert md.stdout.startswith("### ragauge compare") and "<details>" in md.stdout
+
+
+def test_cli_compares_saved_results(tmp_path: Path) -> None:
+    for name in ("bm25", "bm25-nostem"):
+        r = CliRunner().invoke(cli, ["eval", str(EXAMPLE / "golden.jsonl"), "--run", str(EXAMPLE / f"{name}.run.jsonl"),
+                                     "-k", "10", "--format", "json", "-o", str(tmp_path / f"{name}.json")])
+        assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["compare", str(tmp_path / "bm25-nostem.json"), str(tmp_path / "bm25.json"),
+                                 "--resamples", "500"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["compare", str(EXAMPLE / "bm25.run.jsonl"), str(tmp_path / "bm25.json")])
+    assert r.exit_code == 2 and "--golden is needed" in r.stderr

@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragauge.cli.main import cli
+from ragauge.errors import InputError
+from ragauge.gate.config import load_rules
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"
+GOLDEN = str(EXAMPLE / "golden.jsonl")
+GOOD = str(EXAMPLE / "bm25.run.jsonl")
+WORSE = str(EXAMPLE / "bm25-nostem.run.jsonl")
+
+
+def invoke(*args: str) -> "object":
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture
+def baseline(tmp_path: Path) -> Path:
+    path = tmp_path / "eval" / "baseline.json"
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config",
+               str(EXAMPLE / "ragauge.toml"), "--reason", "first")
+    assert r.exit_code == 0, r.output
+    return path
+
+
+def test_committed_example_baseline_holds() -> None:
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(EXAMPLE / "baseline.json"),
+               "--config", str(EXAMPLE / "ragauge.toml"))
+    assert r.exit_code == 0, r.output
+    assert "all 7 rule(s) hold" in r.stdout
+
+
+def test_gate_fails_on_a_real_drop_and_names_rules_numbers_and_questions(baseline: Path) -> None:
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml"))
+    assert r.exit_code == 1
+    assert "[FAIL] ndcg@10 may drop at most 0.0200" in r.stdout
+    assert "ndcg@10: baseline 0.6860, now 0.6617 (-0.0243)" in r.stdout
+    assert "- 1241: baseline=1.0000, now=0.0000" in r.stdout
+    assert "[pass] mrr may drop at most 0.0200" in r.stdout
+    assert "gate failed" in r.stderr
+
+
+def test_gate_formats(baseline: Path, tmp_path: Path) -> None:
+    args = ["gate", GOLDEN, "--run", WORSE, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml")]
+    data = json.loads(invoke(*args, "--format", "json").stdout)
+    assert data["passed"] is False and {o["kind"] for o in data["outcomes"] if not o["passed"]} == {"metric"}
+    md = invoke(*args, "--format", "markdown").stdout
+    assert md.startswith("### ❌ ragauge gate failed") and "<details>" in md
+    suite = ET.fromstring(invoke(*args, "--format", "junit").stdout.split("?>", 1)[1])
+    assert suite.get("tests") == "7" and suite.get("failures") == "3"
+    assert "1241" in "".join(f.text or "" for f in suite.iter("failure"))
+
+
+def test_significant_only_passes_a_drop_that_is_noise(baseline: Path, tmp_path: Path) -> None:
+    cfg = tmp_path / "ragauge.toml"
+    cfg.write_text('[gate]\nmetrics = { "mrr" = 0.0 }\nsignificant_only = true\n')
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(baseline), "--config", str(cfg))
+    assert r.exit_code == 0, r.output
+    assert "not significant, so it passes" in r.stdout
+    cfg.write_text('[gate]\nmetrics = { "mrr" = 0.0 }\n')
+    assert invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(baseline), "--config", str(cfg)).exit_code == 1
+
+
+def test_tag_floors_and_critical_questions(tmp_path: Path) -> None:
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"id": "a", "query": "x", "relevant": ["d1"], "tags": ["net"]}\n'
+                      '{"id": "b", "query": "y", "relevant": ["d2"], "tags": ["net"]}\n')
+    run = tmp_path / "r.jsonl"
+    run.write_text('{"id": "a", "hits": ["d1"]}\n{"id": "b", "hits": ["z", "z2", "d2"]}\n')
+    cfg = tmp_path / "ragauge.toml"
+    cfg.write_text('[gate]\nmetrics = { "hit@1" = 0.0 }\ntag_floors = { net = { "hit@1" = 0.9 } }\n'
+                   'critical = ["b", "nope"]\ncritical_k = 2\n')
+    base = tmp_path / "baseline.json"
+    assert invoke("baseline", "update", str(golden), "--run", str(run), "--baseline", str(base), "--config", str(cfg),
+                  "--reason", "r").exit_code == 0
+    r = invoke("gate", str(golden), "--run", str(run), "--baseline", str(base), "--config", str(cfg))
+    assert r.exit_code == 1
+    assert "[FAIL] tag 'net': hit@1 must stay >= 0.9000" in r.stdout and "hit@1 = 0.5000" in r.stdout
+    assert "[FAIL] critical question 'b' keeps a relevant document in the top 2" in r.stdout
+    assert "'nope' is not an answerable question" in r.stdout
+
+
+def test_changed_golden_set_fails_with_a_clear_message(baseline: Path, tmp_path: Path) -> None:
+    golden = tmp_path / "golden.jsonl"
+    shutil.copy(GOLDEN, golden)
+    with open(golden, "a") as fh:
+        fh.write('{"id": "new-q", "query": "added", "relevant": ["31715818"]}\n')
+    r = invoke("gate", str(golden), "--run", GOOD, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml"))
+    assert r.exit_code == 1
+    assert "the golden set changed since the baseline" in r.stdout and "re-baseline explicitly" in r.stdout
+
+
+def test_baseline_update_needs_a_reason_refuses_drops_and_keeps_history(baseline: Path) -> None:
+    common = [GOLDEN, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml")]
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, *common[1:])
+    assert r.exit_code == 2 and "needs a reason" in r.stderr
+    before = baseline.read_text()
+    r = invoke("baseline", "update", "--run", WORSE, *common, "--reason", "tokenizer change")
+    assert r.exit_code == 2 and "refused: the new baseline is lower" in r.stderr and "--accept-drop" in r.stderr
+    assert baseline.read_text() == before
+    r = invoke("baseline", "update", "--run", WORSE, *common, "--reason", "tokenizer change", "--accept-drop")
+    assert r.exit_code == 0, r.output
+    record = json.loads(baseline.read_text())
+    assert record["reason"] == "tokenizer change"
+    assert record["accepted_drops"]["ndcg@10"]["from"] == pytest.approx(0.685973, abs=1e-6)
+    assert record["rules"]["critical_k"] == 10 and record["golden_hash"].startswith("sha256:")
+    history = [json.loads(line) for line in (baseline.parent / "baseline.history.jsonl").read_text().splitlines()]
+    assert [h["reason"] for h in history] == ["first", "tokenizer change"]
+    assert history[1]["accepted_drops"]
+
+
+def test_rules_defaults_and_validation(tmp_path: Path) -> None:
+    assert load_rules(None).metrics == {"hit@5": 0.02, "recall@5": 0.02, "mrr": 0.02, "ndcg@5": 0.02}
+    py = tmp_path / "pyproject.toml"
+    py.write_text('[tool.ragauge.gate]\nmetrics = ["ndcg@10"]\n')
+    assert load_rules(py).metrics == {"ndcg@10": 0.02}
+    bad = tmp_path / "ragauge.toml"
+    bad.write_text('[gate]\nmetrics = { "ndgc@10" = 0.02 }\n')
+    with pytest.raises(InputError, match="did you mean ndcg"):
+        load_rules(bad)
+    bad.write_text('[gate]\nthreshold = 1\n')
+    with pytest.raises(InputError, match="unknown gate setting"):
+        load_rules(bad)
+
+
+def test_pytest_helper(baseline: Path) -> None:
+    from ragauge.testing import assert_no_regression
+
+    cfg = EXAMPLE / "ragauge.toml"
+    assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, config=cfg).passed
+    with pytest.raises(AssertionError, match="ndcg@10: baseline 0.6860, now 0.6617"):
+        assert_no_regression(GOLDEN, WORSE, baseline=baseline, config=cfg)
