@@ -29,7 +29,8 @@ def assert_no_regression(
     """
     from ragauge.data.golden import load_golden
     from ragauge.data.run import Run, read_run
-    from ragauge.gate.config import find_config, load_rules
+    from ragauge.config import find_config
+    from ragauge.gate.config import load_rules
     from ragauge.gate.run import run_gate
     from ragauge.reports.gate import render_gate_text
 

@@ -30,7 +30,8 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def _load(golden: Path, run_path: Path, config_path: Path | None) -> tuple[Any, Any, Any]:
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
-    from ragauge.gate.config import find_config, load_rules
+    from ragauge.config import find_config
+    from ragauge.gate.config import load_rules
 
     return load_golden(golden), read_run(run_path), load_rules(config_path or find_config())
 

@@ -10,6 +10,7 @@ from ragauge.cli.eval import eval_command
 from ragauge.cli.gate import baseline_group, gate_command
 from ragauge.cli.golden import golden_group
 from ragauge.cli.metrics import metrics_command
+from ragauge.cli.run import run_command
 from ragauge.cli.trec_eval import trec_eval_command
 from ragauge.errors import RagaugeError
 
@@ -40,6 +41,7 @@ def cli(debug: bool) -> None:
 
 
 cli.add_command(eval_command)
+cli.add_command(run_command)
 cli.add_command(compare_command)
 cli.add_command(trec_eval_command)
 cli.add_command(golden_group)

@@ -15,6 +15,7 @@ from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+from ragauge.retrieve.coerce import coerce_hits
 from ragauge.metrics.build import Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
@@ -55,6 +56,7 @@ def evaluate_run(
     fetch: int | None = None,
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,
+    on_error: str = "zero",
 ) -> Evaluation:
     """Score ``run`` against ``golden``.
 
@@ -62,11 +64,16 @@ def evaluate_run(
     cutoff in ``k``. ``fetch`` keeps each query's first N raw hits before deduplication. Means
     are over answerable questions only; no-answer questions are reported apart. Questions
     missing from the run score 0 and are listed; run queries outside the golden set are ignored
-    and counted.
+    and counted. Questions whose retrieval failed score 0 (``on_error="zero"``) or are left out
+    of every mean and listed (``"skip"``).
     """
     import pyarrow as pa
 
     specs = _specs(metrics, k)
+    full_golden = golden  # the hash and counts in meta always describe the whole golden set
+    skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
+    if skipped:
+        golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
     if fetch is not None and fetch < 1:
         raise InputError("--fetch must be a positive number of hits")
     docs = resolve_doc_ids(run, doc_id_sep, doc_id_pattern)
@@ -128,6 +135,8 @@ def evaluate_run(
     errored = [q.id for q in rows if q.status == "error"]
     if errored:
         warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")
+    if skipped:
+        warnings.append(f"{len(skipped)} question(s) skipped after retriever errors (not in any mean): {_ids(skipped)}")
     total_folded = int(info.folded.sum())
     if total_folded:
         warnings.append(f"{total_folded} duplicate hit(s) folded into their documents "
@@ -138,7 +147,7 @@ def evaluate_run(
     n_answerable = int(mask.sum())
     meta = {
         "ragauge_version": __version__,
-        "golden": {"path": golden.source, "hash": golden.content_hash, "questions": len(golden)},
+        "golden": {"path": full_golden.source, "hash": full_golden.content_hash, "questions": len(full_golden)},
         "run": {"path": run.source, "hash": run.content_hash, "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
         "contract": {
             "metrics": names,
@@ -149,7 +158,7 @@ def evaluate_run(
             "relevance": f"grade >= {RELEVANCE_LEVEL}",
             "mean_over": "answerable questions",
         },
-        "counts": {"questions": len(golden), "answerable": n_answerable, "no_answer": len(no_answer),
+        "counts": {"questions": len(full_golden), "skipped": len(skipped), "answerable": n_answerable, "no_answer": len(no_answer),
                    "missing": len(missing), "errors": len(errored), "folded": total_folded},
     }
     latency = [v for v in run.latency_ms.values()]
@@ -175,31 +184,6 @@ def _by_tag(rows: Iterable[QueryScore], names: list[str]) -> dict[str, dict[str,
     for tag, qs in groups.items():
         out[tag] = {"n": len(qs), **{n: float(np.mean([q.values[n] for q in qs])) for n in names}}
     return dict(sorted(out.items(), key=lambda kv: (kv[1][names[0]], kv[0])))
-
-
-def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
-    """Turn what a retriever returned into hits: doc-id strings, ``(doc_id, score)`` pairs,
-    dicts with doc_id/chunk_id/score, or objects with those attributes (or a metadata entry
-    named ``doc_id_key``)."""
-    hits: list[Hit] = []
-    for item in raw or []:
-        if isinstance(item, Hit):
-            hits.append(item)
-        elif isinstance(item, str):
-            hits.append(Hit(item))
-        elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
-            hits.append(Hit(item[0], score=None if item[1] is None else float(item[1])))
-        elif isinstance(item, dict):
-            doc = item.get(doc_id_key) if doc_id_key else item.get("doc_id")
-            hits.append(Hit(doc, item.get("chunk_id"), item.get("score")))
-        else:
-            meta = getattr(item, "metadata", None) or {}
-            doc = meta.get(doc_id_key) if doc_id_key else getattr(item, "doc_id", None)
-            if doc is None and not getattr(item, "chunk_id", None):
-                raise InputError(f"cannot read a document id from a hit of type {type(item).__name__}",
-                                 hint="return doc-id strings, (doc_id, score) pairs or dicts with 'doc_id'")
-            hits.append(Hit(doc, getattr(item, "chunk_id", None), getattr(item, "score", None)))
-    return tuple(hits)
 
 
 def evaluate(

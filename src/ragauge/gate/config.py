@@ -13,11 +13,11 @@ Example::
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragauge.config import read_table
 from ragauge.errors import InputError
 from ragauge.metrics.spec import parse_metric
 
@@ -50,32 +50,6 @@ class GateRules:
         return names
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("config file not found", where=str(path)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"invalid TOML: {exc}", where=str(path)) from None
-
-
-def find_config(start: Path | None = None) -> Path | None:
-    """``ragauge.toml`` in ``start`` (default: the working directory), else a ``pyproject.toml``
-    there that has a ``[tool.ragauge]`` table."""
-    folder = start or Path.cwd()
-    if (folder / "ragauge.toml").is_file():
-        return folder / "ragauge.toml"
-    pyproject = folder / "pyproject.toml"
-    if pyproject.is_file() and "ragauge" in _load_toml(pyproject).get("tool", {}):
-        return pyproject
-    return None
-
-
 def _number(value: Any, what: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{what} must be a number, got {value!r}", where=where)
@@ -86,12 +60,8 @@ def load_rules(path: Path | None) -> GateRules:
     """Rules from ``path`` (or the defaults when None): each metric spec is validated."""
     if path is None:
         return GateRules()
-    data = _load_toml(path)
-    table = data.get("tool", {}).get("ragauge", {}) if path.name == "pyproject.toml" else data
-    gate = table.get("gate", {})
+    gate = read_table(path, "gate")
     where = str(path)
-    if not isinstance(gate, dict):
-        raise InputError("'gate' must be a table", where=where)
     unknown = set(gate) - {"metrics", "tag_floors", "critical", "critical_k", "significant_only", "alpha"}
     if unknown:
         raise InputError(f"unknown gate setting(s): {', '.join(sorted(unknown))}", where=where,

@@ -1,0 +1,88 @@
+"""``ragauge run``: call a retriever for every golden question and write a run file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that calls a retriever."""
+    for option in reversed([
+        click.option("--fetch", type=int, default=20, show_default=True, help="Hits to ask the retriever for."),
+        click.option("--concurrency", type=int, default=8, show_default=True, help="Calls in flight at once."),
+        click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per call."),
+        click.option("--retries", type=int, default=3, show_default=True,
+                     help="Extra attempts for transient failures (exponential backoff with jitter)."),
+        click.option("--on-error", type=click.Choice(["zero", "skip", "fail"]), default="zero", show_default=True,
+                     help="A question that still fails: scores 0, is left out of the means, or stops the run."),
+        click.option("--doc-id-key", help="Metadata key holding the document id in framework objects."),
+        click.option("--config", "config_path", type=click.Path(path_type=Path),
+                     help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path)."),
+    ]):
+        f = option(f)
+    return f
+
+
+def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
+            retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
+            resume: bool = False) -> tuple[Any, Any]:
+    """Load the golden set, open the retriever, run it (with a progress line on a terminal)."""
+    from ragauge.data.golden import load_golden
+    from ragauge.retrieve.base import RetrieverOptions
+    from ragauge.retrieve.executor import ExecutorOptions, Progress, run_retriever, terminal_progress
+    from ragauge.retrieve.registry import open_retriever
+
+    golden = load_golden(golden_path)
+    options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
+    config = _retriever_config(config_path)
+    retriever = open_retriever(spec, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=config))
+    progress = Progress(on_result=terminal_progress(spec.split("?")[0]))
+    try:
+        run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress, spec=spec)
+    except KeyboardInterrupt:
+        where = f"; continue with: ragauge run ... -o {output} --resume" if output else ""
+        click.echo(f"\ninterrupted after {progress.done} of {progress.total} questions{where}", err=True)
+        raise SystemExit(130) from None
+    finally:
+        retriever.close()
+    if progress.errors:
+        click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
+                               f"({'left out' if on_error == 'skip' else 'scored 0'}); see 'error' in the run",
+                               fg="yellow"), err=True)
+    return golden, run
+
+
+def _retriever_config(path: Path | None) -> dict[str, Any]:
+    from ragauge.config import find_config, read_table
+
+    found = path or find_config()
+    return read_table(found, "retriever") if found else {}
+
+
+@click.command("run")
+@click.argument("golden", type=click.Path(path_type=Path))
+@click.option("--retriever", "spec", required=True,
+              help="bm25:PATH, dense:PATH, hybrid:PATH, pgvector:DSN, http(s)://URL, cmd:COMMAND, python:module:function")
+@retriever_options
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Run file to write (JSONL).")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run: finished questions are not called again.")
+def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: float, retries: int, on_error: str,
+                doc_id_key: str | None, config_path: Path | None, output: Path, resume: bool) -> None:
+    """Call a retriever for every golden question and write a run file.
+
+    Writes are streamed and flushed per question, so an interrupted run leaves a valid file;
+    --resume continues it. The first line records the retriever, its settings, the golden
+    set's hash and the times; a .meta.json sidecar is written at the end.
+
+    \b
+    Examples:
+      ragauge run golden.jsonl --retriever bm25:corpus.jsonl -o runs/bm25.jsonl
+      ragauge run golden.jsonl --retriever https://search.internal/api/search --concurrency 16 -o runs/prod.jsonl
+    """
+    _, run = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
+                     on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume)
+    click.echo(f"wrote {len(run.queries)} questions to {output}", err=True)

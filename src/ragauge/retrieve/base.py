@@ -1,0 +1,66 @@
+"""The retriever protocol every adapter implements, and the spec that names one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ragauge.data.run import Hit
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """What one call returned: hits in rank order, and the cost when the adapter knows it."""
+
+    hits: Sequence[Hit]
+    cost: float | None = None
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """A retriever ragauge can call. ``search`` is called from worker threads, so it must be
+    thread-safe (or the adapter sets ``max_concurrency = 1``).
+
+    ``describe()`` returns JSON-safe settings written into run metadata (never secrets);
+    ``fingerprint()`` identifies the corpus/index when known (else None); ``documents()``
+    returns the set of document ids the index holds when the adapter can know it (else None).
+    """
+
+    spec: str
+
+    def search(self, query: str, n: int) -> Retrieved: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+    def fingerprint(self) -> str | None: ...
+
+    def documents(self) -> set[str] | None: ...
+
+    def close(self) -> None: ...
+
+
+class RetryableError(Exception):
+    """A transient failure (timeout, connection reset, HTTP 429/5xx): the executor retries it."""
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    """Settings shared by adapters: ``doc_id_key`` names the metadata key holding the document id
+    in framework objects; ``timeout`` is per call in seconds; ``config`` is the retriever section
+    of ragauge.toml (adapter specific); ``extra`` holds adapter keyword options from the spec."""
+
+    doc_id_key: str | None = None
+    timeout: float = 30.0
+    config: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """``"bm25:corpus.jsonl?chunk_size=200&chunk_overlap=20"`` -> ("bm25", "corpus.jsonl",
+    {"chunk_size": "200", "chunk_overlap": "20"}). The query part is optional."""
+    from urllib.parse import parse_qsl
+
+    scheme, _, rest = spec.partition(":")
+    target, _, query = rest.partition("?")
+    return scheme, target, dict(parse_qsl(query, keep_blank_values=True))

@@ -1,0 +1,142 @@
+"""``bm25:PATH[?options]``: the built-in lexical retriever (bm25s), over a local corpus.
+
+Options (query string): ``k1`` (1.5), ``b`` (0.75), ``method`` (lucene), ``stemmer`` (english |
+none), ``stopwords`` (en | none), ``title`` (1: index title + text), and chunking:
+``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars). The index is cached on disk
+under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the corpus content and the settings.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragauge.data.hashing import content_hash
+from ragauge.data.run import Hit
+from ragauge.errors import InputError, MissingExtra
+from ragauge.retrieve.base import Retrieved, RetrieverOptions, split_spec
+from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, read_documents
+
+_KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "chunk_overlap", "chunk_unit"}
+
+
+def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
+    unknown = set(options) - _KNOWN
+    if unknown:
+        raise InputError(f"unknown bm25 option(s) {', '.join(sorted(unknown))} in {spec!r}",
+                         hint=f"known: {', '.join(sorted(_KNOWN))}")
+    try:
+        return {
+            "k1": float(options.get("k1", 1.5)), "b": float(options.get("b", 0.75)),
+            "method": options.get("method", "lucene"), "stemmer": options.get("stemmer", "english"),
+            "stopwords": options.get("stopwords", "en"), "title": options.get("title", "1") not in ("0", "false"),
+            "chunk_size": int(options.get("chunk_size", 0)), "chunk_overlap": int(options.get("chunk_overlap", 0)),
+            "chunk_unit": options.get("chunk_unit", "words"),
+        }
+    except ValueError as exc:
+        raise InputError(f"bad bm25 option in {spec!r}: {exc}") from None
+
+
+class BM25Retriever:
+    """bm25s over passages (documents or chunks); thread-safe search."""
+
+    def __init__(self, spec: str, path: Path, settings: dict[str, Any]) -> None:
+        try:
+            import bm25s
+            import Stemmer  # noqa: F401  (PyStemmer)
+        except ImportError:
+            raise MissingExtra("bm25s", "bm25", "the bm25 retriever") from None
+        self.spec = spec
+        self.path = path
+        self.settings = settings
+        self._bm25s = bm25s
+        self._local = threading.local()
+        self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+        self.corpus_hash = corpus_fingerprint(path)
+        key = content_hash({"corpus": self.corpus_hash, "settings": settings, "bm25s": bm25s.__version__})
+        self.index_dir = cache_dir() / "bm25" / key.split(":")[1][:32]
+        self.cached = (self.index_dir / "passages.json").is_file()
+        if self.cached:
+            self.model = bm25s.BM25.load(str(self.index_dir))
+            meta = json.loads((self.index_dir / "passages.json").read_text())
+            self.doc_ids, self.chunk_ids = meta["doc_ids"], meta["chunk_ids"]
+        else:
+            self._build()
+
+    def _stemmer(self) -> Any:
+        if self.settings["stemmer"] in ("none", ""):
+            return None
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:  # PyStemmer objects are not thread-safe: one per thread
+            import Stemmer
+
+            try:
+                stemmer = Stemmer.Stemmer(self.settings["stemmer"])
+            except KeyError:
+                raise InputError(f"unknown stemmer {self.settings['stemmer']!r}",
+                                 hint="e.g. stemmer=english, or stemmer=none") from None
+            self._local.stemmer = stemmer
+        return stemmer
+
+    def _stopwords(self) -> Any:
+        return None if self.settings["stopwords"] in ("none", "") else self.settings["stopwords"]
+
+    def _build(self) -> None:
+        bm25s = self._bm25s
+        passages = chunk(read_documents(self.path), self.chunking)
+        if not passages:
+            raise InputError("the corpus has no documents", where=str(self.path))
+        texts = [p.indexed_text if self.settings["title"] else p.text for p in passages]
+        tokens = bm25s.tokenize(texts, stopwords=self._stopwords(), stemmer=self._stemmer(), show_progress=False)
+        self.model = bm25s.BM25(k1=self.settings["k1"], b=self.settings["b"], method=self.settings["method"])
+        self.model.index(tokens, show_progress=False)
+        self.doc_ids = [p.doc_id for p in passages]
+        self.chunk_ids = [p.chunk_id for p in passages]
+        tmp = self.index_dir.with_name(self.index_dir.name + ".tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.model.save(str(tmp))
+        (tmp / "passages.json").write_text(json.dumps({"doc_ids": self.doc_ids, "chunk_ids": self.chunk_ids}))
+        try:
+            tmp.replace(self.index_dir)
+        except OSError:  # another process built it first
+            pass
+
+    def search(self, query: str, n: int) -> Retrieved:
+        tokens = self._bm25s.tokenize([query], stopwords=self._stopwords(), stemmer=self._stemmer(),
+                                      return_ids=False, show_progress=False)[0]
+        ids = self.model.get_tokens_ids(tokens)
+        if not ids:
+            return Retrieved(())
+        scores = np.asarray(self.model.get_scores_from_ids(ids), dtype=np.float64)
+        n = min(n, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
+        top = top[np.lexsort((top, -scores[top]))]  # score descending, then corpus order
+        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6))
+                               for i in top if scores[i] > 0))
+
+    def describe(self) -> dict[str, Any]:
+        return {"corpus": str(self.path), "passages": len(self.doc_ids), "bm25s": self._bm25s.__version__,
+                **self.settings}
+
+    def fingerprint(self) -> str | None:
+        return self.corpus_hash
+
+    def documents(self) -> set[str] | None:
+        return set(self.doc_ids)
+
+    def close(self) -> None:
+        pass
+
+
+def open(spec: str, options: RetrieverOptions) -> BM25Retriever:  # noqa: A001
+    _, target, query = split_spec(spec)
+    if not target:
+        raise InputError("bm25: needs a corpus path", hint="e.g. --retriever bm25:corpus.jsonl")
+    path = Path(target)
+    if not path.exists():
+        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
+    return BM25Retriever(spec, path, _settings({**options.extra, **query}, spec))

@@ -1,0 +1,60 @@
+"""Read hits out of whatever a retriever returned."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragauge.data.run import Hit
+from ragauge.errors import InputError
+
+_HINT = ("return doc-id strings, (doc_id, score) pairs, dicts with 'doc_id'/'chunk_id'/'score', or objects "
+         "whose metadata holds the id (name the key with --doc-id-key)")
+
+
+def _id(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _score(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def coerce_hit(item: Any, doc_id_key: str | None = None, score: Any = None) -> Hit:
+    """One hit from a string, a mapping, a ``(hit, score)`` pair, or a framework object (LangChain
+    ``Document`` with ``metadata``, LlamaIndex ``NodeWithScore`` with ``node.metadata``)."""
+    if isinstance(item, Hit):
+        return item
+    if isinstance(item, str):
+        return Hit(item, score=_score(score))
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        return coerce_hit(item[0], doc_id_key, item[1])
+    if isinstance(item, Mapping):
+        doc = item.get(doc_id_key) if doc_id_key else item.get("doc_id", item.get("id"))
+        if doc is None and doc_id_key and isinstance(item.get("metadata"), Mapping):
+            doc = item["metadata"].get(doc_id_key)
+        hit = Hit(_id(doc), _id(item.get("chunk_id")), _score(item.get("score", score)))
+    else:
+        node = getattr(item, "node", None)
+        meta = getattr(item, "metadata", None) or getattr(node, "metadata", None) or {}
+        doc = meta.get(doc_id_key) if doc_id_key else getattr(item, "doc_id", None) or meta.get("doc_id")
+        chunk = getattr(item, "chunk_id", None) or getattr(node, "node_id", None)
+        hit = Hit(_id(doc), _id(chunk), _score(getattr(item, "score", score)))
+    if hit.doc_id is None and hit.chunk_id is None:
+        raise InputError(f"cannot read a document id from a hit of type {type(item).__name__}", hint=_HINT)
+    return hit
+
+
+def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
+    """Hits from a retriever's return value (a list of anything ``coerce_hit`` reads, or a mapping
+    with a ``hits`` list)."""
+    if isinstance(raw, Mapping) and "hits" in raw:
+        raw = raw["hits"]
+    if raw is None:
+        return ()
+    if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
+        raise InputError(f"the retriever returned {type(raw).__name__}, not a list of hits", hint=_HINT)
+    return tuple(coerce_hit(item, doc_id_key) for item in raw)

@@ -1,0 +1,62 @@
+"""``cmd:COMMAND``: a process that reads the question on stdin and prints JSON hits.
+
+Per call the command runs once (no shell); it gets the question on stdin and in
+``RAGAUGE_QUERY``, the depth in ``RAGAUGE_K``, and prints a JSON list of hits (or
+``{"hits": [...]}``) on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from typing import Any
+
+from ragauge.errors import InputError
+from ragauge.retrieve.base import Retrieved, RetrieverOptions, RetryableError
+from ragauge.retrieve.coerce import coerce_hits
+
+
+class CommandRetriever:
+    def __init__(self, spec: str, argv: list[str], options: RetrieverOptions) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.options = options
+
+    def search(self, query: str, n: int) -> Retrieved:
+        env = {**os.environ, "RAGAUGE_QUERY": query, "RAGAUGE_K": str(n)}
+        try:
+            done = subprocess.run(self.argv, input=query, capture_output=True, text=True, env=env,
+                                  timeout=self.options.timeout, check=False)
+        except FileNotFoundError:
+            raise InputError(f"retriever command not found: {self.argv[0]!r}", hint="check the cmd: spec and PATH") from None
+        except subprocess.TimeoutExpired:
+            raise RetryableError(f"the command did not answer within {self.options.timeout:g} s") from None
+        if done.returncode != 0:
+            raise RuntimeError(f"the command exited with {done.returncode}: {done.stderr.strip()[-300:]}")
+        try:
+            raw = json.loads(done.stdout)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"the command printed something that is not JSON ({exc.msg}): {done.stdout[:200]!r}",
+                             hint="print a JSON list of hits, e.g. [\"doc-1\", {\"doc_id\": \"doc-2\", \"score\": 0.5}]") from None
+        return Retrieved(coerce_hits(raw, self.options.doc_id_key))
+
+    def describe(self) -> dict[str, Any]:
+        return {"command": self.argv}
+
+    def fingerprint(self) -> str | None:
+        return None
+
+    def documents(self) -> set[str] | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def open(spec: str, options: RetrieverOptions) -> CommandRetriever:  # noqa: A001
+    argv = shlex.split(spec.partition(":")[2])
+    if not argv:
+        raise InputError("cmd: needs a command", hint="e.g. --retriever 'cmd:python search.py'")
+    return CommandRetriever(spec, argv, options)

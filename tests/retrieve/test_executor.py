@@ -1,0 +1,203 @@
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragauge.cli.main import cli
+from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.run import Hit, read_run
+from ragauge.errors import InputError
+from ragauge.retrieve.base import Retrieved, RetrieverOptions
+from ragauge.retrieve.executor import ExecutorOptions, Progress, RunAborted, run_retriever
+from ragauge.retrieve.registry import open_retriever
+
+from .servers import search_server
+
+GOLDEN = GoldenSet.from_queries([
+    GoldenQuery("q1", "vpn broken", {"kb-vpn": 1}, ("net",)),
+    GoldenQuery("q2", "printer jam", {"kb-printer": 1}, ("hw",)),
+    GoldenQuery("q3", "reset password", {"kb-pass": 1}, ("acct",)),
+    GoldenQuery("q4", "coffee machine", {}, ()),
+])
+
+
+class Fake:
+    """A retriever that fails on chosen questions, to drive the executor."""
+
+    spec = "fake:"
+
+    def __init__(self, fail: set[str] | None = None, calls: list[str] | None = None) -> None:
+        self.fail = fail or set()
+        self.calls = calls if calls is not None else []
+
+    def search(self, query: str, n: int) -> Retrieved:
+        self.calls.append(query)
+        if query in self.fail:
+            raise ValueError("boom")
+        return Retrieved((Hit("kb-vpn"), Hit("kb-printer"), Hit("kb-pass"))[:n])
+
+    def describe(self) -> dict[str, object]:
+        return {"fake": True}
+
+    def fingerprint(self) -> None:
+        return None
+
+    def documents(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def test_writes_meta_first_streams_every_question_and_a_sidecar(tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "fake.jsonl"
+    run = run_retriever(GOLDEN, Fake(), out, ExecutorOptions(fetch=2, concurrency=3))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["_meta"]["golden_hash"] == GOLDEN.content_hash and lines[0]["_meta"]["fetch"] == 2
+    assert sorted(line["id"] for line in lines[1:]) == ["q1", "q2", "q3", "q4"]
+    assert all(len(line["hits"]) == 2 and line["latency_ms"] >= 0 for line in lines[1:])
+    assert json.loads((tmp_path / "runs" / "fake.jsonl.meta.json").read_text())["questions"] == 4
+    assert run.queries == ("q1", "q2", "q3", "q4")
+
+
+def test_a_failing_question_is_recorded_and_the_rest_go_on(tmp_path: Path) -> None:
+    progress = Progress()
+    run = run_retriever(GOLDEN, Fake(fail={"printer jam"}), tmp_path / "r.jsonl", ExecutorOptions(retries=0),
+                        progress=progress)
+    assert progress.errors == 1 and run.errors["q2"] == "ValueError: boom"
+    with pytest.raises(RunAborted, match="question 'q2' failed"):
+        run_retriever(GOLDEN, Fake(fail={"printer jam"}), tmp_path / "r2.jsonl",
+                      ExecutorOptions(concurrency=1, on_error="fail"))
+
+
+def test_resume_calls_only_unfinished_and_failed_questions(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    run_retriever(GOLDEN, Fake(fail={"printer jam"}), out, ExecutorOptions(retries=0))
+    with open(out, "a") as fh:
+        fh.write('{"id": "q9", "hits": [')  # a torn last line, as a killed run leaves
+    calls: list[str] = []
+    run = run_retriever(GOLDEN, Fake(calls=calls), out, ExecutorOptions(), resume=True)
+    assert calls == ["printer jam"]
+    assert not run.errors and len(read_run(out).queries) == 4
+    other = GoldenSet.from_queries([GoldenQuery("z", "z", {"a": 1})])
+    with pytest.raises(InputError, match="another golden set"):
+        run_retriever(other, Fake(), out, ExecutorOptions(), resume=True)
+
+
+def test_http_adapter_retries_transient_failures() -> None:
+    with search_server("flaky", fail_times=2) as server:
+        retriever = open_retriever(server["url"], RetrieverOptions(timeout=5))
+        progress = Progress()
+        run = run_retriever(GOLDEN, retriever, None, ExecutorOptions(retries=3, backoff=0.01, seed=1),
+                            progress=progress)
+    assert not run.errors and progress.retried == 8
+    assert [h.doc_id for h in run.result("q1").hits] == ["kb-vpn", "kb-net"]
+    assert run.cost["q1"] == 0.001
+
+
+def test_http_gives_up_after_retries_with_a_clear_error() -> None:
+    with search_server("flaky", fail_times=10) as server:
+        run = run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions(retries=1, backoff=0.01))
+    assert "503" in run.errors["q1"] and "after 2 attempts" in run.errors["q1"]
+
+
+def test_http_401_stops_the_run_and_says_what_to_check() -> None:
+    with search_server("unauthorized") as server:
+        with pytest.raises(InputError) as info:
+            run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions())
+    assert "401" in info.value.message and "credentials" in (info.value.hint or "")
+
+
+def test_http_config_headers_from_environment_body_template_and_hits_path(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    monkeypatch.setenv("SEARCH_TOKEN", "s3cret")
+    config = {"http": {"headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}, "body": {"q": "{query}", "top_k": "{k}"},
+                       "hits_path": "data.results"}}
+    with search_server("nested") as server:
+        retriever = open_retriever(server["url"], RetrieverOptions(config=config))
+        out = tmp_path / "r.jsonl"
+        run_retriever(GOLDEN, retriever, out, ExecutorOptions(fetch=7))
+        assert server["bodies"][0]["top_k"] == 7 and "q" in server["bodies"][0]
+    assert "s3cret" not in out.read_text() and "s3cret" not in json.dumps(retriever.describe())
+
+
+def test_http_connection_refused_and_malformed() -> None:
+    run = run_retriever(GOLDEN, open_retriever("http://127.0.0.1:9/search", RetrieverOptions(timeout=1)), None,
+                        ExecutorOptions(retries=0))
+    assert "cannot connect" in run.errors["q1"] and "is the server running" in run.errors["q1"]
+    with search_server("malformed") as server:
+        with pytest.raises(InputError, match="did not answer JSON"):
+            run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions())
+
+
+def test_cmd_adapter(tmp_path: Path) -> None:
+    script = tmp_path / "search.py"
+    script.write_text(textwrap.dedent("""
+        import json, os, sys
+        q = sys.stdin.read()
+        k = int(os.environ["RAGAUGE_K"])
+        print(json.dumps([{"doc_id": "kb-vpn", "score": 2.0}, "kb-printer"][:k] if "vpn" in q else []))
+    """))
+    retriever = open_retriever(f"cmd:{sys.executable} {script}")
+    run = run_retriever(GOLDEN, retriever, None, ExecutorOptions(fetch=1))
+    assert [h.doc_id for h in run.result("q1").hits] == ["kb-vpn"] and run.result("q2").hits == ()
+
+
+def test_python_adapter_sync_async_and_framework_objects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mysearch.py").write_text(textwrap.dedent("""
+        class Doc:
+            def __init__(self, source):
+                self.metadata = {"source": source}
+                self.page_content = "..."
+        def lc(query, n):
+            return [(Doc("kb-vpn"), 0.9), (Doc("kb-net"), 0.5)][:n]
+        async def aio(query, n):
+            return ["kb-printer"]
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run = run_retriever(GOLDEN, open_retriever("python:mysearch:lc", RetrieverOptions(doc_id_key="source")), None,
+                        ExecutorOptions())
+    assert [(h.doc_id, h.score) for h in run.result("q1").hits] == [("kb-vpn", 0.9), ("kb-net", 0.5)]
+    run = run_retriever(GOLDEN, open_retriever("python:mysearch.py:aio"), None, ExecutorOptions())
+    assert run.result("q2").hits == (Hit("kb-printer"),)
+    with pytest.raises(InputError, match="cannot import"):
+        open_retriever("python:nope_module:f")
+
+
+def test_cli_run_then_eval(tmp_path: Path) -> None:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("".join(json.dumps(q.to_dict()) + "\n" for q in GOLDEN))
+    with search_server() as server:
+        out = tmp_path / "run.jsonl"
+        r = CliRunner().invoke(cli, ["run", str(golden), "--retriever", server["url"], "-o", str(out)])
+        assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["eval", str(golden), "--run", str(out), "-k", "1", "--format", "json"])
+    data = json.loads(r.stdout)
+    assert data["summary"]["hit@1"] == 1.0 and data["meta"]["latency_ms"]["p50"] > 0
+    r = CliRunner().invoke(cli, ["run", str(golden), "--retriever", "nope:x", "-o", str(out)])
+    assert r.exit_code == 2 and "unknown retriever spec" in r.stderr
+
+
+def test_bm25_chunks_carry_doc_ids_and_the_index_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "kb"
+    (folder / "net").mkdir(parents=True)
+    (folder / "net" / "vpn.md").write_text("# VPN\n" + "The VPN gateway certificate expires yearly. " * 30)
+    (folder / "printers.txt").write_text("Printer jam: open tray two and remove the paper. " * 5)
+    (folder / "page.html").write_text("<html><title>Passwords</title><script>x=1</script><p>Reset password here</p></html>")
+    spec = f"bm25:{folder}?chunk_size=40&chunk_overlap=10"
+    first = open_retriever(spec)
+    assert not first.cached and open_retriever(spec).cached
+    hits = first.search("vpn certificate", 5).hits
+    assert hits[0].doc_id == "net/vpn.md" and hits[0].chunk_id.startswith("net/vpn.md#")
+    assert first.search("reset password", 1).hits[0].doc_id == "page.html"
+    assert first.documents() == {"net/vpn.md", "printers.txt", "page.html"}
+    with pytest.raises(InputError, match="unknown bm25 option"):
+        open_retriever(f"bm25:{folder}?chunksize=3")
