@@ -12,15 +12,17 @@ if TYPE_CHECKING:
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
+_BLOCK = 1 << 20
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: spreads every input bit over the output."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * _M2
-    h = h ^ (h >> np.uint64(27))
-    h = h * _M3
-    return h ^ (h >> np.uint64(31))
+    h ^= h >> np.uint64(30)
+    h *= _M2
+    h ^= h >> np.uint64(27)
+    h *= _M3
+    h ^= h >> np.uint64(31)
+    return h
 
 
 def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
@@ -37,29 +39,38 @@ def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
 def hash64(values: "pa.Array") -> np.ndarray:
     """A 64-bit fingerprint per string, equal for equal strings.
 
-    Built from the length and three 8-byte windows (start, middle, end), so distinct strings
-    can share a fingerprint; callers confirm candidate equalities exactly.
+    Built from the length and two 8-byte windows (the first and the last 8 bytes), so distinct
+    strings can share a fingerprint; callers confirm candidate equalities exactly. Works in
+    blocks of strings to keep temporary memory small.
     """
     values = as_string_array(values)
     n = len(values)
+    out = np.empty(n, dtype=np.uint64)
     if n == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return out
     offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=n + 1, offset=values.offset * 4)
     data = values.buffers()[2]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    buf = np.concatenate([raw[: int(offsets[-1])], np.zeros(8, np.uint8)])
-    windows = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))  # a word at every byte
-    starts = offsets[:-1].astype(np.int64)
-    lengths = np.diff(offsets).astype(np.int64)
-    keep_bits = np.minimum(lengths, 8) * 8
-    mask = np.where(keep_bits >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
-                    (np.uint64(1) << keep_bits.astype(np.uint64)) - np.uint64(1))
-    with np.errstate(over="ignore"):
-        h = lengths.astype(np.uint64) * _M1
-        for at in (starts, starts + np.maximum(lengths // 2 - 4, 0), starts + np.maximum(lengths - 8, 0)):
-            word = windows[at] & mask
-            h = _mix(h ^ word) + _M1
-    return h
+    end = int(offsets[-1])
+    if len(raw) < end + 8:  # room to read 8 bytes at every string start
+        raw = np.concatenate([raw[:end], np.zeros(8, np.uint8)])
+    windows = np.ndarray(shape=(len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
+    all_ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for lo in range(0, n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        starts = offsets[lo:hi].astype(np.int64)
+        lengths = offsets[lo + 1:hi + 1] - offsets[lo:hi]
+        short = lengths < 8
+        mask = np.full(hi - lo, all_ones)
+        mask[short] = (np.uint64(1) << (lengths[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+        with np.errstate(over="ignore"):
+            h = lengths.astype(np.uint64) * _M1
+            h ^= windows[starts] & mask
+            h = _mix(h)
+            starts += np.maximum(lengths - 8, 0)
+            h ^= windows[starts] & mask
+            out[lo:hi] = _mix(h)
+    return out
 
 
 def group_starts(values: "pa.Array") -> np.ndarray:

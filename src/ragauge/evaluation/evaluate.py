@@ -21,6 +21,7 @@ from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 
 TOP_SHOWN = 10
+MAX_SHOWN = 20
 DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
 
 
@@ -78,16 +79,15 @@ def evaluate_run(
         raise InputError("--fetch must be a positive number of hits")
     docs = resolve_doc_ids(run, doc_id_sep, doc_id_pattern)
     ids = [q.id for q in golden]
+    max_k = max((s.k for s in specs if s.k is not None), default=None)
+    shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
     rankings, info = build_rankings(ids, run.qid, docs, _judgements(golden), rel_level=RELEVANCE_LEVEL,
-                                    depth=fetch, duplicates="first", source=run.source)
+                                    depth=fetch, duplicates="first", source=run.source, keep_top=shown)
     values = compute(rankings, specs)
     names = [str(s) for s in specs]
-    max_k = max((s.k for s in specs if s.k is not None), default=None)
 
     answerable = rankings.num_rel > 0
     lengths = rankings.lengths
-    shown = np.minimum(lengths, max(TOP_SHOWN, max_k or 0))
-    top_rows = rankings.offsets[:-1]
     rows: list[QueryScore] = []
     no_answer: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -95,14 +95,12 @@ def evaluate_run(
     missing: list[str] = []
     golden_ids = set(ids)
     for i, item in enumerate(golden):
-        lo, hi = int(top_rows[i]), int(top_rows[i] + shown[i])
-        src = rankings.rows[lo:hi] if rankings.rows is not None else np.zeros(0, np.int64)
-        top_docs = docs.take(pa.array(src)).to_pylist() if hi > lo else []
-        scores = run.score[src] if len(src) else []
-        grades = rankings.grades[lo:hi]
+        src = info.top_rows[info.top_offsets[i]:info.top_offsets[i + 1]]
+        top_docs = docs.take(pa.array(src)).to_pylist() if len(src) else []
+        scores = run.score[src].tolist() if len(src) else []
         top = tuple(
-            Returned(doc, r + 1, None if math.isnan(gr) else float(gr), None if math.isnan(sc) else float(sc))
-            for r, (doc, gr, sc) in enumerate(zip(top_docs, grades.tolist(), list(scores)))
+            Returned(doc, r + 1, _grade(item.relevant.get(doc)), None if math.isnan(sc) else float(sc))
+            for r, (doc, sc) in enumerate(zip(top_docs, scores))
         )
         status = "ok" if info.present[i] else "missing"
         error = run.errors.get(item.id)
@@ -168,6 +166,10 @@ def evaluate_run(
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
     return Evaluation(tuple(names), summary, by_tag, tuple(rows),
                       {"n": len(no_answer), "questions": no_answer}, tuple(warnings), meta)
+
+
+def _grade(value: float | None) -> float | None:
+    return None if value is None else float(value)
 
 
 def _ids(ids: list[str], limit: int = 10) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -93,33 +93,76 @@ def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: dict[str, t
     return InputError(f"could not parse the {what} file", where=str(path))
 
 
-def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataType"], what: str) -> "pa.Table":
-    import pyarrow as pa
+def _csv_options(fields: tuple[str, ...], keep: dict[str, "pa.DataType"]) -> dict[str, Any]:
     import pyarrow.csv as pcsv
 
-    raw = _read_bytes(path, what)
-    data = _strip_comments(raw)
-    if b"\t" in data or b"\r" in data:
-        data = _normalize(data)
-    if not data.strip():
-        return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
-    options = dict(
+    return dict(
         read_options=pcsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
         parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
         convert_options=pcsv.ConvertOptions(column_types=keep, include_columns=list(keep), strings_can_be_null=False,
                                             quoted_strings_can_be_null=False, null_values=[]),
     )
-    for attempt in range(3):
+
+
+def _clean(table: "pa.Table") -> bool:
+    """A fast parse is trusted only if no string field holds a tab or CR and no line was a comment."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in table.column_names:
+        column = table.column(name)
+        if not pa.types.is_string(column.type):
+            continue
+        for chunk in column.chunks:
+            data = chunk.buffers()[2]
+            if data is not None:
+                raw = np.frombuffer(data, dtype=np.uint8)
+                if np.any((raw == 9) | (raw == 13)):
+                    return False
+        if name == table.column_names[0] and pc.any(pc.starts_with(column, "#")).as_py():
+            return False
+    return True
+
+
+def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataType"], what: str) -> "pa.Table":
+    """Fast path: Arrow reads the file itself (single-space separated, no comments). Otherwise the
+    bytes are normalized (comments, tabs, runs of blanks, trailing text) and parsed again; a file
+    that still fails is scanned line by line to name the first bad line."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    options = _csv_options(fields, keep)
+    if not path.is_file():
+        _read_bytes(path, what)  # raises the right "not found" / "cannot read" error
+    if path.stat().st_size == 0:
+        return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
+    try:
+        with open(path, "rb") as fh:
+            bom = fh.read(3) == b"\xef\xbb\xbf"
+        if not bom:
+            table = pcsv.read_csv(str(path), **options)
+            if _clean(table):
+                return table
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        pass
+    raw = _read_bytes(path, what)
+    data = _normalize(_strip_comments(raw))
+    if not data.strip():
+        return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
+    for attempt in range(2):
         try:
             return pcsv.read_csv(pa.BufferReader(data), **options)
         except (pa.ArrowInvalid, UnicodeDecodeError):
-            if attempt == 0:  # runs of blanks, or blanks at line ends
-                data = _normalize(data)
-            elif attempt == 1:  # text after the last field is ignored, as trec_eval does
+            if attempt == 0:  # text after the last field is ignored, as trec_eval does
                 head = rb"\S+ " * (len(fields) - 1) + rb"\S+"
                 data = re.sub(rb"(?m)^(" + head + rb") [^\n]*$", rb"\1", data)
     types = {name: (int if pa.types.is_integer(t) else float) for name, t in keep.items() if not pa.types.is_string(t)}
     raise _locate(path, raw, fields, types, what)
+
+
+def _numpy(column: "pa.ChunkedArray") -> np.ndarray:
+    """A numeric column as numpy without pyarrow's pandas-backed ChunkedArray path."""
+    return column.combine_chunks().to_numpy(zero_copy_only=False)
 
 
 def read_trec_run(path: str | Path) -> TrecRun:
@@ -138,7 +181,7 @@ def read_trec_run(path: str | Path) -> TrecRun:
             tail = _strip_comments(fh.read())
         lines = [line.split() for line in tail.splitlines() if line.strip()]
         runid = lines[-1][5].decode("utf-8", "replace") if lines and len(lines[-1]) > 5 else ""
-    score = table.column("score").to_numpy()
+    score = _numpy(table.column("score"))
     if np.isnan(score).any():
         raise InputError("a score is NaN", where=str(path), hint="scores must be numbers")
     return TrecRun(as_string_array(table.column("qid")), as_string_array(table.column("docno")), score, runid, str(path))
@@ -153,7 +196,7 @@ def read_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     table = _read_table(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "rel": pa.int64()}, "qrels")
     qrels = Qrels(as_string_array(table.column("qid")), as_string_array(table.column("docno")),
-                  table.column("rel").to_numpy(), str(path))
+                  _numpy(table.column("rel")), str(path))
     _check_unique_pairs(qrels.qid, qrels.docno, str(path), "qrels")
     return qrels
 
@@ -175,20 +218,47 @@ def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: s
 
 def trec_ranking_order(run: TrecRun) -> np.ndarray | None:
     """Row order that ranks each query by score descending, ties by docno descending (strcmp),
-    queries grouped; None when the file is already in that order."""
+    rows of a query together; None when the file is already in that order.
+
+    Files are usually written query by query, best first: then only runs of tied scores need
+    their docnos compared, and only tied runs that are out of order get sorted.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from ragauge.data.arrow import group_starts
 
     n = len(run.qid)
     if n < 2:
         return None
-    same_q = pc.equal(run.qid[1:], run.qid[:-1]).to_numpy(zero_copy_only=False)
+    starts = group_starts(run.qid)
+    ids = run.qid.take(pa.array(starts))
     s = run.score
-    ok = (s[:-1] > s[1:]) | ((s[:-1] == s[1:]) & pc.greater(run.docno[:-1], run.docno[1:]).to_numpy(zero_copy_only=False))
-    if np.all(ok | ~same_q):
-        return None  # groups may still be split; build_rankings regroups stably
-    table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
-    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+    new_q = np.zeros(n, dtype=bool)
+    new_q[starts] = True
+    same_q = ~new_q[1:]
+    if pc.count_distinct(ids).as_py() != len(starts) or np.any(same_q & (s[1:] > s[:-1])):
+        table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
+        return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                 ("d", "descending")]).to_numpy()
+    tie = np.flatnonzero(same_q & (s[1:] == s[:-1]))  # rows tie with the next row
+    if len(tie) == 0:
+        return None
+    left = run.docno.take(pa.array(tie))
+    right = run.docno.take(pa.array(tie + 1))
+    if pc.all(pc.greater(left, right)).as_py():
+        return None
+    # sort within each run of tied rows by docno descending; everything else stays in place
+    in_run = np.zeros(n, dtype=bool)
+    in_run[tie] = True
+    in_run[tie + 1] = True
+    rows = np.flatnonzero(in_run)
+    run_id = np.cumsum(np.concatenate([[True], ~np.isin(rows[1:] - 1, tie) | (np.diff(rows) != 1)]))
+    table = pa.table({"r": run_id, "d": run.docno.take(pa.array(rows))})
+    local = pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")]).to_numpy()
+    order = np.arange(n)
+    order[rows] = rows[local]
+    return order
 
 
 def format_trec_run_line(qid: str, docno: str, rank: int, score: float, tag: str) -> str:

@@ -33,6 +33,8 @@ class BuildInfo:
     raw_lengths: np.ndarray      # hits per query before the depth cut and deduplication
     folded: np.ndarray           # duplicate documents removed per query
     run_queries: tuple[str, ...]  # every query id that has rows in the run, first-seen order
+    top_offsets: np.ndarray      # CSR over top_rows, per evaluated query
+    top_rows: np.ndarray         # source-run rows of each query's first keep_top ranked documents
 
 
 def _groups(run_qid: "pa.Array") -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
@@ -66,6 +68,7 @@ def build_rankings(
     depth: int | None = None,
     duplicates: Literal["error", "first"] = "first",
     source: str | None = None,
+    keep_top: int = 0,
 ) -> tuple[Rankings, BuildInfo]:
     """Rankings for ``query_ids`` (in that order) from run rows already in rank order per query.
 
@@ -73,6 +76,7 @@ def build_rankings(
     keeps each query's first ``depth`` rows before duplicate handling. Duplicate documents
     within a query are folded into their first occurrence (``"first"``) or are an error.
     Queries absent from the run get an empty ranking; judgements of other queries are ignored.
+    ``keep_top`` records the source rows of each query's first documents (for reports).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -89,18 +93,26 @@ def build_rankings(
 
     idx = ragged_arange(q_starts, q_lengths)
     rows = order[idx] if order is not None else idx
-    docs = run_doc.take(pa.array(rows))
-    qidx = np.repeat(np.arange(nq, dtype=np.int64), q_lengths)
+    identity = len(rows) == len(run_doc) and (len(rows) == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1)))
+    docs = run_doc if identity else run_doc.take(pa.array(rows))
+    qidx = np.repeat(np.arange(nq, dtype=np.int32 if nq < 2**31 else np.int64), q_lengths)
 
     keep, folded = _fold_duplicates(docs, qidx, nq, duplicates, query_ids, source)
     if keep is not None:
         rows, docs, qidx = rows[keep], docs.filter(pa.array(keep)), qidx[keep]
         q_lengths = q_lengths - folded
-    offsets = np.concatenate([[0], np.cumsum(q_lengths)]).astype(np.int64)
+    starts_kept = np.concatenate([[0], np.cumsum(q_lengths)]).astype(np.int64)
 
-    grades, num_rel, ideal_offsets, ideal_gains = _judge(query_ids, docs, qidx, judgements, rel_level)
-    rankings = Rankings(offsets, grades, num_rel, ideal_offsets, ideal_gains, rel_level, rows)
-    return rankings, BuildInfo(present, raw_lengths, folded, tuple(ids))
+    entries, grades, num_rel, ideal_offsets, ideal_gains = _judge(query_ids, docs, qidx, judgements, rel_level)
+    eq = qidx[entries]
+    pos = entries - starts_kept[eq]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(eq, minlength=nq))]).astype(np.int64)
+    rankings = Rankings(offsets, pos, grades, q_lengths.astype(np.int64), num_rel, ideal_offsets, ideal_gains,
+                        rel_level)
+    top_lengths = np.minimum(q_lengths, keep_top)
+    top_rows = rows[ragged_arange(starts_kept[:-1], top_lengths)]
+    top_offsets = np.concatenate([[0], np.cumsum(top_lengths)]).astype(np.int64)
+    return rankings, BuildInfo(present, raw_lengths, folded, tuple(ids), top_offsets, top_rows)
 
 
 def _fold_duplicates(
@@ -111,10 +123,13 @@ def _fold_duplicates(
     folded = np.zeros(nq, dtype=np.int64)
     if len(docs) < 2:
         return None, folded
+    key = hash64(docs)
     with np.errstate(over="ignore"):
-        key = hash64(docs) ^ (qidx.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        key ^= qidx.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     sk = np.sort(key)
-    if not np.any(sk[1:] == sk[:-1]):
+    any_equal = bool(np.any(sk[1:] == sk[:-1]))
+    del sk
+    if not any_equal:
         return None, folded
     order = np.argsort(key, kind="stable")
     sk = key[order]
@@ -147,19 +162,22 @@ def _codes(values: "pa.Array", vocab: "pa.Array") -> np.ndarray:
     """Index of each value in ``vocab``, -1 when absent."""
     import pyarrow.compute as pc
 
-    return pc.fill_null(pc.index_in(values, value_set=vocab), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = pc.fill_null(pc.index_in(values, value_set=vocab), -1).to_numpy(zero_copy_only=False)
+    return codes if codes.dtype in (np.int32, np.int64) else codes.astype(np.int64)
 
 
 def _judge(
     query_ids: Sequence[str], docs: "pa.Array", qidx: np.ndarray, judgements: Judgements, rel_level: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Judged rows (indices into ``docs``, in order) with their grades, plus per-query counts
+    and ideal gains."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     nq = len(query_ids)
     jq_all = _codes(as_string_array(judgements.qid), pa.array(list(query_ids), pa.string()))
     mine = jq_all >= 0
-    jq = jq_all[mine]
+    jq = jq_all[mine].astype(np.int64)
     jdoc = as_string_array(judgements.docno).filter(pa.array(mine))
     jgrade = np.asarray(judgements.grade, dtype=np.float64)[mine]
 
@@ -170,17 +188,19 @@ def _judge(
     korder = np.argsort(jkey, kind="stable")
     jkey, kgrade = jkey[korder], jgrade[korder]
 
-    grades = np.full(len(docs), np.nan)
+    entries = np.zeros(0, dtype=np.int64)
+    grades = np.zeros(0, dtype=np.float64)
     if len(docs) and len(jkey):
         rd = _codes(docs, vocab)
-        rkey = qidx * v + rd
+        cand = np.flatnonzero(rd >= 0)  # rows whose document is judged for some query
+        rkey = qidx[cand].astype(np.int64) * v + rd[cand]
         at = np.minimum(np.searchsorted(jkey, rkey), len(jkey) - 1)
-        hit = (rd >= 0) & (jkey[at] == rkey)
-        grades[hit] = kgrade[at[hit]]
+        hit = jkey[at] == rkey
+        entries, grades = cand[hit], kgrade[at[hit]]
 
     num_rel = np.bincount(jq[jgrade >= rel_level], minlength=nq).astype(np.int64)
     pos = jgrade > 0
     iorder = np.lexsort((-jgrade[pos], jq[pos]))
     ideal_gains = jgrade[pos][iorder]
     ideal_offsets = np.concatenate([[0], np.cumsum(np.bincount(jq[pos], minlength=nq))]).astype(np.int64)
-    return grades, num_rel, ideal_offsets, ideal_gains
+    return entries, grades, num_rel, ideal_offsets, ideal_gains

@@ -1,8 +1,13 @@
-"""The engine's input: every query's ranked list as flat arrays (CSR), built once."""
+"""The engine's input: every query's judged ranked positions as flat arrays (CSR), built once.
+
+Only judged positions are stored (a run of 7M hits with 7k judgements holds 7k entries): every
+metric here depends on where the judged documents rank and on how long each list is, never on
+which unjudged document sits where.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -10,78 +15,70 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class Rankings:
-    """Ranked, judged lists for ``n`` queries.
+    """Judged positions of ``n`` ranked lists.
 
-    Positions ``offsets[q]:offsets[q+1]`` hold query ``q``'s ranked documents, best first;
-    ``grades`` is each position's judged grade (NaN: not judged). ``ideal_offsets`` /
-    ``ideal_gains`` hold each query's positive judged grades sorted descending (the ideal
-    ranking for nDCG). ``num_rel`` counts judged documents with grade >= ``rel_level``.
-    ``rows`` maps each position back to a row of the source run (to show documents).
+    Entries ``offsets[q]:offsets[q+1]`` belong to query ``q``, in rank order: ``pos`` is each
+    entry's 0-based rank in the (deduplicated, cut) list and ``grades`` its judged grade.
+    ``lengths`` is each list's length (judged or not). ``ideal_offsets`` / ``ideal_gains`` hold
+    each query's positive judged grades sorted descending (the ideal ranking for nDCG).
+    ``num_rel`` counts judged documents with grade >= ``rel_level``, retrieved or not.
     """
 
     offsets: np.ndarray
+    pos: np.ndarray
     grades: np.ndarray
+    lengths: np.ndarray
     num_rel: np.ndarray
     ideal_offsets: np.ndarray
     ideal_gains: np.ndarray
     rel_level: float = 1.0
-    rows: np.ndarray | None = field(default=None)
 
     @property
     def n(self) -> int:
         return len(self.offsets) - 1
 
     @cached_property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    @cached_property
     def qidx(self) -> np.ndarray:
-        """Query index of every position."""
-        return np.repeat(np.arange(self.n, dtype=np.int64), self.lengths)
-
-    @cached_property
-    def pos(self) -> np.ndarray:
-        """0-based rank of every position within its query."""
-        return np.arange(len(self.grades), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
+        """Query index of every entry."""
+        return np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.offsets))
 
     @cached_property
     def is_rel(self) -> np.ndarray:
-        """Position holds a relevant document (judged grade >= rel_level)."""
-        with np.errstate(invalid="ignore"):
-            return np.nan_to_num(self.grades, nan=-np.inf) >= self.rel_level
+        """Entry is a relevant document (judged grade >= rel_level)."""
+        return self.grades >= self.rel_level
 
     @cached_property
     def gains(self) -> np.ndarray:
-        """nDCG gain of every position: the judged grade when positive, else 0."""
-        return np.where(np.isnan(self.grades), 0.0, np.maximum(self.grades, 0.0))
+        """nDCG gain of every entry: the judged grade when positive, else 0."""
+        return np.maximum(self.grades, 0.0)
 
     @cached_property
     def discount(self) -> np.ndarray:
-        """1 / log2(rank + 1) for every position (rank 1-based)."""
+        """1 / log2(rank + 1) for every entry (rank 1-based)."""
         return 1.0 / np.log2(self.pos + 2.0)
 
     @cached_property
     def rel_pos(self) -> np.ndarray:
-        """Flat indices of the relevant positions, in query and rank order."""
+        """Flat indices of the relevant entries, in query and rank order."""
         return np.flatnonzero(self.is_rel)
 
     @cached_property
     def cum_rel(self) -> np.ndarray:
-        """For each relevant position (``rel_pos``), how many relevant documents rank at or above it."""
+        """For each relevant entry (``rel_pos``), how many relevant documents rank at or above it."""
         q = self.qidx[self.rel_pos]
-        first = np.concatenate([[True], q[1:] != q[:-1]]) if len(q) else np.zeros(0, bool)
+        if len(q) == 0:
+            return np.zeros(0, dtype=np.int64)
+        first = np.concatenate([[True], q[1:] != q[:-1]])
         ordinal = np.arange(len(q), dtype=np.int64)
-        start = np.maximum.accumulate(np.where(first, ordinal, 0)) if len(q) else ordinal
+        start = np.maximum.accumulate(np.where(first, ordinal, 0))
         return ordinal - start + 1
 
     @cached_property
     def first_rel_rank(self) -> np.ndarray:
         """1-based rank of each query's first relevant document; 0 when none was retrieved."""
         out = np.zeros(self.n, dtype=np.int64)
-        q = self.qidx[self.rel_pos]
         firsts = self.rel_pos[self.cum_rel == 1]
-        out[q[self.cum_rel == 1]] = self.pos[firsts] + 1
+        out[self.qidx[firsts]] = self.pos[firsts] + 1
         return out
 
     def count_rel_within(self, k: np.ndarray | int | None) -> np.ndarray:
@@ -93,7 +90,7 @@ class Rankings:
         return np.bincount(q, weights=self.pos[self.rel_pos] < limit, minlength=self.n)
 
     def sum_by_query(self, values: np.ndarray, k: int | None) -> np.ndarray:
-        """Per query: sum of a per-position array over the first ``k`` positions."""
+        """Per query: sum of a per-entry array over the entries ranked within the first ``k``."""
         if k is not None:
             values = np.where(self.pos < k, values, 0.0)
         return np.bincount(self.qidx, weights=values, minlength=self.n)
