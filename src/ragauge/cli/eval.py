@@ -1,4 +1,4 @@
-"""``ragauge eval``: score a run against a golden set."""
+"""``ragauge eval``: score a run (or a live retriever) against a golden set."""
 
 from __future__ import annotations
 
@@ -6,49 +6,61 @@ from pathlib import Path
 
 import click
 
-from ragauge.cli.options import parse_ks, write_output
+from ragauge.cli.options import parse_ks
+from ragauge.cli.report import emit, report_options
+from ragauge.cli.run import execute, retriever_options
+from ragauge.errors import InputError
 
 
 @click.command("eval")
 @click.argument("golden", type=click.Path(path_type=Path))
-@click.option("--run", "run_path", required=True, type=click.Path(path_type=Path),
+@click.option("--run", "run_path", type=click.Path(path_type=Path),
               help="Run file: ragauge JSONL or TREC (qid Q0 docno rank score tag).")
+@click.option("--retriever", "spec", help="Call this retriever instead of reading a run (see 'ragauge run --help').")
+@click.option("--save-run", type=click.Path(path_type=Path), help="With --retriever: keep the run in this file.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
 @click.option("-k", "ks", default="5", show_default=True,
               help="Cutoff(s) for the default metrics hit@k, recall@k, mrr, ndcg@k; e.g. 1,5,10.")
 @click.option("--metrics", help="Comma-separated metric specs instead, e.g. hit@1,recall@10,mrr,ndcg@10.")
-@click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
+@retriever_options
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--worst", default=15, show_default=True, help="How many of the worst questions to show (text).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
-def eval_command(golden: Path, run_path: Path, run_format: str, ks: str, metrics: str | None, fetch: int | None,
-                 doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, worst: int, output: Path | None) -> None:
-    """Score a retrieval run against a golden set.
+@report_options
+def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
+                 ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
+                 on_error: str, doc_id_key: str | None, config_path: Path | None, doc_id_sep: str | None,
+                 doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
+    """Score a retrieval run, or a retriever called on the spot, against a golden set.
 
     Means are over answerable questions; no-answer questions (empty "relevant") are
-    reported apart. Chunk hits are folded into documents in first-seen order.
+    reported apart. Chunk hits are folded into documents in first-seen order. With --run,
+    --fetch cuts each question's raw hits (default: all); with --retriever it is the depth
+    asked for (default 20).
 
     \b
     Examples:
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10
+      ragauge eval golden.jsonl --retriever bm25:corpus.jsonl -k 10 --save-run runs/bm25.jsonl
       ragauge eval golden.jsonl --run run.trec --metrics recall@10,mrr,ndcg@10 --format json -o result.json
+      ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
     """
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
     from ragauge.evaluation.evaluate import evaluate_run
 
-    evaluation = evaluate_run(
-        load_golden(golden), read_run(run_path, run_format), metrics=metrics, k=parse_ks(ks), fetch=fetch,
-        doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-    )
-    if fmt == "json":
-        from ragauge.reports.json import render_json
-
-        text = render_json(evaluation)
+    if (run_path is None) == (spec is None):
+        raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
+    if save_run is not None and spec is None:
+        raise InputError("--save-run goes with --retriever")
+    ctx = click.get_current_context()
+    fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
+    if spec is not None:
+        golden_set, run = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                                  retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
     else:
-        from ragauge.reports.text import render_text
-
-        text = render_text(evaluation, worst=worst)
-    write_output(text, output)
+        golden_set, run = load_golden(golden), read_run(run_path, run_format)  # type: ignore[arg-type]
+    evaluation = evaluate_run(
+        golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
+        doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
+    )
+    emit(evaluation, fmt, output, worst, no_color)

@@ -11,6 +11,7 @@ from ragauge.cli.gate import baseline_group, gate_command
 from ragauge.cli.golden import golden_group
 from ragauge.cli.metrics import metrics_command
 from ragauge.cli.run import run_command
+from ragauge.cli.report import report_command
 from ragauge.cli.trec_eval import trec_eval_command
 from ragauge.errors import RagaugeError
 
@@ -48,6 +49,7 @@ cli.add_command(golden_group)
 cli.add_command(gate_command)
 cli.add_command(baseline_group)
 cli.add_command(metrics_command)
+cli.add_command(report_command)
 
 
 def main() -> None:

@@ -146,7 +146,7 @@ def evaluate_run(
     meta = {
         "ragauge_version": __version__,
         "golden": {"path": full_golden.source, "hash": full_golden.content_hash, "questions": len(full_golden)},
-        "run": {"path": run.source, "hash": run.content_hash, "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
+        "run": {"path": run.source or run.meta.get("retriever"), "hash": run.content_hash, "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
         "contract": {
             "metrics": names,
             "k": sorted({s.k for s in specs if s.k is not None}),

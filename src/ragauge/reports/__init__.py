@@ -1,1 +1,1 @@
-"""Renderers: one Evaluation in, text / JSON out."""
+"""Renderers: one Evaluation (or Comparison, or gate result) in; text, JSON, Markdown, HTML or JUnit out."""

@@ -1,81 +1,230 @@
-"""The terminal report: summary with its contract, per tag (weakest first), worst questions, warnings."""
+"""The terminal report: summary with its contract, per tag (weakest first, with a bootstrap interval),
+the worst questions (what was expected, what came back), the no-answer section and the warnings.
+
+``width`` fits the report to a terminal: long query text is cut with an ellipsis, lists of ids wrap
+between ids (an id is never cut or split), and table columns that do not fit are dropped with a note.
+``color`` adds ANSI styles; the caller decides (only on a terminal, never with --no-color or NO_COLOR).
+"""
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable, Sequence
+
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports.views import (
+    CONFIDENCE,
+    SMALL_TAG,
+    WORST,
+    fetch_label,
+    max_cutoff,
+    relevant_ids,
+    tag_rows,
+    worst_questions,
+)
 
-WORST = 15
-SMALL_TAG = 5
+__all__ = ["render_text", "worst_questions", "WORST", "SMALL_TAG"]
+
+Style = Callable[..., str]
+ELLIPSIS = "…"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+def _plain(text: str, **_: object) -> str:
+    return text
+
+
+def _styler(color: bool) -> Style:
+    if not color:
+        return _plain
+    import click
+
+    return click.style
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _truncate(text: str, room: int | None) -> str:
+    """``text`` on one line, cut to ``room`` characters with an ellipsis (untouched when room is None)."""
+    text = _one_line(text)
+    if room is None or len(text) <= room:
+        return text
+    return text[:max(room - 1, 0)].rstrip() + ELLIPSIS
+
+
+def _wrap(text: str, width: int | None, indent: str = "", rest: str | None = None) -> list[str]:
+    """Wrap prose at spaces only (never inside a word, an id or a path)."""
+    rest = indent if rest is None else rest
+    if width is None:
+        return [indent + text]
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [indent]
+
+
+def _items(label: str, items: Sequence[tuple[str, str]], width: int | None, sep: str = ", ") -> list[str]:
+    """``label`` then items (plain text, styled text) joined by ``sep``, wrapped between items only."""
+    if not items:
+        return [label + "(nothing)"]
+    pad = " " * len(label)
+    lines: list[str] = []
+    cur, cur_len = label, len(label)
+    for i, (plain, styled) in enumerate(items):
+        piece = plain + (sep.rstrip() if i < len(items) - 1 else "")
+        styled_piece = styled + (sep.rstrip() if i < len(items) - 1 else "")
+        gap = 0 if cur_len == len(label) else 1
+        if width is not None and cur_len > len(label) and cur_len + gap + len(piece) > width:
+            lines.append(cur)
+            cur, cur_len, gap = pad, len(pad), 0
+        cur += " " * gap + styled_piece
+        cur_len += gap + len(piece)
+    lines.append(cur)
+    return lines
+
+
+def _table(header: list[str], rows: list[list[str]], width: int | None, keep: int, s: Style,
+           indent: str = "") -> tuple[list[str], list[str]]:
+    """Aligned columns (first left, others right). Columns past ``width`` are dropped from the right,
+    never the first ``keep``; returns the lines and the dropped headers."""
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    n = len(header)
+    while width is not None and n > keep and len(indent) + sum(widths[:n]) + 2 * (n - 1) > width:
+        n -= 1
+
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
+        return indent + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                  for i, (c, w) in enumerate(zip(cells[:n], widths[:n]))).rstrip()
+
+    lines = [s(fmt(header), bold=True), indent + "  ".join("-" * w for w in widths[:n]), *(fmt(r) for r in rows)]
+    return lines, header[n:]
 
 
-def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
-    """The n weakest answerable questions: lowest first metric, then relevant found latest (or never)."""
-    primary = evaluation.metrics[0]
-    def key(q: QueryScore) -> tuple[float, int, str]:
-        rank = q.first_relevant_rank
-        return (q.values.get(primary, 0.0), -(rank if rank else 10**9), q.id)
-    return sorted(evaluation.queries, key=key)[:n]
+def _dropped(dropped: list[str], width: int | None) -> list[str]:
+    if not dropped:
+        return []
+    return _wrap(f"({len(dropped)} more column(s) past the terminal width: {', '.join(dropped)}; "
+                 f"widen it or use --format json/html)", width)
 
 
-def render_text(evaluation: Evaluation, worst: int = WORST) -> str:
-    m = evaluation.metrics
+def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     meta = evaluation.meta
-    counts = meta["counts"]
-    contract = meta["contract"]
-    out: list[str] = []
-    out.append(f"ragauge {meta['ragauge_version']}  golden: {meta['golden']['path']}  run: {meta['run']['path']}")
+    golden, run = meta.get("golden", {}).get("path", "?"), meta.get("run", {}).get("path", "?")
+    head = f"ragauge {meta.get('ragauge_version', '?')}  golden: {golden}  run: {run}"
+    out = [s(head, bold=True)] if width is None or len(head) <= width else [
+        s(f"ragauge {meta.get('ragauge_version', '?')}", bold=True), f"golden: {golden}", f"run:    {run}"]
     out.append("")
-    out += _table(["metric", "mean"], [[name, f"{evaluation.summary[name]:.4f}"] for name in m])
-    fetch = contract["fetch"] if contract["fetch"] is not None else "all hits"
-    out.append("")
-    out.append(f"contract: k={','.join(map(str, contract['k'])) or '-'}  fetch={fetch}  relevant: {contract['relevance']}")
-    out.append(f"          dedup: {contract['dedup']}; {contract['doc_id']}")
-    out.append(f"          means over {counts['answerable']} answerable of {counts['questions']} questions; "
-               f"{counts['no_answer']} no-answer question(s) reported apart")
-
-    if evaluation.by_tag:
+    lines, _ = _table(["metric", "mean"], [[m, f"{evaluation.summary.get(m, 0.0):.4f}"] for m in evaluation.metrics],
+                      None, 2, s)
+    out += lines
+    contract, counts = meta.get("contract", {}), meta.get("counts", {})
+    if contract:
         out.append("")
-        out.append("by tag (weakest first)")
-        rows = []
-        for tag, vals in evaluation.by_tag.items():
-            n = int(vals["n"])
-            rows.append([tag + (" *" if n < SMALL_TAG else ""), str(n), *(f"{vals[name]:.4f}" for name in m)])
-        out += _table(["tag", "n", *m], rows)
-        if any(int(v["n"]) < SMALL_TAG for v in evaluation.by_tag.values()):
-            out.append(f"* fewer than {SMALL_TAG} questions: too few to mean much")
+        pad = " " * 10
+        out += _wrap(f"k={','.join(map(str, contract.get('k', []))) or '-'}  fetch={fetch_label(evaluation)}  "
+                     f"relevant: {contract.get('relevance', '?')}", width, "contract: ", pad)
+        out += _wrap(f"dedup: {contract.get('dedup', '?')}; {contract.get('doc_id', '?')}", width, pad)
+    if counts:
+        out += _wrap(f"means over {counts.get('answerable', len(evaluation.queries))} answerable of "
+                     f"{counts.get('questions', '?')} questions; {counts.get('no_answer', 0)} no-answer "
+                     f"question(s) reported apart", width, " " * 10)
+    return out
 
+
+def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
+    if not evaluation.by_tag or not evaluation.metrics:
+        return []
+    m = list(evaluation.metrics)
+    first = m[0]
+    pct = f"{CONFIDENCE:.0%}"
+    rows = []
+    tags = tag_rows(evaluation)
+    for row in tags:
+        lo, hi = row.ci.get(first, (float("nan"), float("nan")))
+        rows.append([row.tag + (" *" if row.small else ""), str(row.n), f"{row.means[first]:.4f}",
+                     f"[{lo:.3f}, {hi:.3f}]", *(f"{row.means[name]:.4f}" for name in m[1:])])
+    out = ["", s("by tag (weakest first)", bold=True)]
+    lines, dropped = _table(["tag", "n", first, f"{pct} CI", *m[1:]], rows, width, 4, s)
+    out += lines + _dropped(dropped, width)
+    out += _wrap(f"{pct} CI: bootstrap interval of the tag's mean {first} (seeded).", width)
+    if any(row.small for row in tags):
+        out += _wrap(f"* fewer than {SMALL_TAG} questions: too few to mean much (see how wide the interval is)", width)
+    return out
+
+
+def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style, show: int) -> list[str]:
+    first = evaluation.metrics[0]
+    rank = q.first_relevant_rank
+    lead = f"  {q.id}  {first}={q.values.get(first, 0.0):.4f}  "
+    if q.status == "missing":
+        where = s("missing from the run", fg="red")
+    elif q.status == "error":
+        detail = f": {q.error}" if q.error else ""
+        room = None if width is None else max(width - len(lead) - len("retriever error"), 10)
+        where = s("retriever error", fg="red") + _truncate(detail, room)
+    elif rank:
+        where = f"first relevant at rank {rank}"
+    else:
+        where = s("no relevant document retrieved", fg="red")
+    head = f"  {s(q.id, bold=True)}{lead[2 + len(q.id):]}{where}"
+    out = [head]
+    label = "    query:    "
+    out.append(label + _truncate(q.query, None if width is None else max(width - len(label), 10)))
+    ranks = {r.doc_id: r.rank for r in q.top}
+    expected = []
+    for doc in relevant_ids(q):
+        notes = [f"grade {q.relevant[doc]:g}"] if q.relevant[doc] != 1 else []
+        if doc in ranks:
+            notes.append(f"rank {ranks[doc]}")
+        text = doc + (f" ({', '.join(notes)})" if notes else "")
+        expected.append((text, text))
+    out += _items("    expected: ", expected, width)
+    got = [("+" + r.doc_id, s("+" + r.doc_id, fg="green", bold=True)) if r.relevant else (r.doc_id, r.doc_id)
+           for r in q.top[:show]]
+    more = max(q.n_unique, len(q.top)) - len(got)
+    if more > 0 and got:
+        got.append((f"({more} more)", s(f"({more} more)", dim=True)))
+    out += _items("    returned: ", got, width)
+    return out
+
+
+def _worst(evaluation: Evaluation, worst: int, width: int | None, s: Style) -> list[str]:
     bad = worst_questions(evaluation, worst)
-    if bad:
-        out.append("")
-        out.append(f"worst {len(bad)} questions (by {m[0]})")
-        for q in bad:
-            rank = q.first_relevant_rank
-            where = f"first relevant at rank {rank}" if rank else "no relevant document retrieved"
-            if q.status != "ok":
-                where = f"{q.status}" + (f": {q.error}" if q.error else "")
-            out.append(f"  {q.id}  {m[0]}={q.values.get(m[0], 0.0):.4f}  {where}")
-            out.append(f"    query:    {q.query[:100]}")
-            out.append(f"    expected: {', '.join(q.relevant)}")
-            got = [("+" if r.relevant else "") + r.doc_id for r in q.top[:5]]
-            out.append(f"    returned: {', '.join(got) if got else '(nothing)'}")
+    if not bad:
+        return []
+    k = max_cutoff(evaluation)
+    show = min(max(5, k or 5), 10)
+    out = ["", s(f"worst {len(bad)} questions (by {evaluation.metrics[0]}; + marks a relevant document)", bold=True)]
+    for q in bad:
+        out += _question(evaluation, q, width, s, show)
+    return out
 
+
+def _no_answer(evaluation: Evaluation, width: int | None, s: Style, limit: int = 10) -> list[str]:
     na = evaluation.no_answer
-    if na.get("n"):
-        out.append("")
-        out.append(f"no-answer questions: {na['n']} (not in any mean)")
-        for q in na["questions"][:10]:
-            top = q["top"][0]["doc_id"] if q["top"] else "(nothing)"
-            out.append(f"  {q['id']}  top: {top}")
+    if not na.get("n"):
+        return []
+    out = ["", s(f"no-answer questions: {na['n']} (not in any mean)", bold=True)]
+    for q in na.get("questions", [])[:limit]:
+        top = q["top"][0]["doc_id"] if q.get("top") else "(nothing)"
+        lead = f"  {q['id']}  top: {top}  "
+        room = None if width is None else width - len(lead)
+        query = _truncate(q.get("query", ""), room) if room is None or room >= 10 else ""
+        out.append((lead + query).rstrip())
+    if na["n"] > limit:
+        out.append(f"  (+{na['n'] - limit} more in --format json or html)")
+    return out
 
+
+def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = False, width: int | None = None) -> str:
+    """The terminal report. ``width`` None: no fitting (a file or a pipe); ``color``: ANSI styles."""
+    s = _styler(color)
+    out = _summary(evaluation, width, s)
+    out += _by_tag(evaluation, width, s)
+    if evaluation.metrics:
+        out += _worst(evaluation, worst, width, s)
+    out += _no_answer(evaluation, width, s)
     if evaluation.warnings:
-        out.append("")
-        out.append("warnings")
-        out += [f"  ! {w}" for w in evaluation.warnings]
+        out += ["", s("warnings", bold=True)]
+        for w in evaluation.warnings:
+            out += [s(line, fg="yellow") for line in _wrap(w, width, "  ! ", "    ")]
     return "\n".join(out) + "\n"

@@ -1,0 +1,103 @@
+"""``ragauge report``: re-render a saved JSON result; and the report options ``eval`` shares with it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ragauge.cli.options import write_output
+from ragauge.reports.render import FORMATS
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def report_options(func: F) -> F:
+    """``--format``, ``-o``, ``--worst`` and ``--no-color``, the same on every command that writes a report."""
+    options = [
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                     help="text for a terminal, markdown for a PR comment or $GITHUB_STEP_SUMMARY, html for a "
+                          "self-contained page, junit for CI test listings, json to keep (and re-render later)."),
+        click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."),
+        click.option("--worst", default=15, show_default=True, type=click.IntRange(min=0),
+                     help="How many of the worst questions to show (text, markdown)."),
+        click.option("--no-color", is_flag=True, help="No colour in the text report (also: the NO_COLOR variable)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def terminal_style(output: Path | None, no_color: bool) -> dict[str, Any]:
+    """Colour and width for the text report: colour only on a terminal, never with --no-color or a
+    non-empty NO_COLOR; the width of the terminal (or $COLUMNS) when writing to stdout, none for a file."""
+    if output is not None:
+        return {"color": False, "width": None}
+    tty = sys.stdout.isatty()
+    color = tty and not no_color and not os.environ.get("NO_COLOR")
+    width = None
+    if tty or os.environ.get("COLUMNS", "").isdigit():
+        import shutil
+
+        width = max(shutil.get_terminal_size().columns, 40)
+    return {"color": color, "width": width}
+
+
+def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
+    """Render ``evaluation`` as ``fmt`` and write it to ``output`` (or stdout)."""
+    from ragauge.reports.render import render
+
+    options: dict[str, Any] = {"worst": worst}
+    if fmt == "text":
+        options.update(terminal_style(output, no_color))
+    write_output(render(evaluation, fmt, **options), output)
+
+
+def load_result(path: Path) -> Any:
+    """Read a result written by ``ragauge eval --format json``; anything else is an InputError."""
+    import json
+
+    from ragauge.errors import InputError
+    from ragauge.evaluation.result import Evaluation
+
+    hint = "pass a file written by 'ragauge eval ... --format json -o result.json'"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", where=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the result: {exc}", where=str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not a ragauge result: not JSON ({exc.msg} at line {exc.lineno})", where=str(path),
+                         hint=hint) from None
+    if not isinstance(data, dict) or "ragauge_result" not in data:
+        raise InputError("not a ragauge result: no 'ragauge_result' version field", where=str(path), hint=hint)
+    try:
+        return Evaluation.from_dict(data)
+    except InputError as exc:
+        exc.where = exc.where or str(path)
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"a malformed ragauge result ({type(exc).__name__}: {exc})", where=str(path),
+                         hint=hint) from None
+
+
+@click.command("report")
+@click.argument("result", type=click.Path(path_type=Path))
+@report_options
+def report_command(result: Path, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
+    """Re-render a saved result (from 'ragauge eval --format json') without re-running anything.
+
+    \b
+    Examples:
+      ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format json -o result.json
+      ragauge report result.json --format html -o report.html
+      ragauge report result.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ragauge report result.json --format junit -o ragauge-junit.xml
+    """
+    emit(load_result(result), fmt, output, worst, no_color)

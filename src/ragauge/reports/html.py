@@ -1,0 +1,193 @@
+"""The HTML report: one self-contained file that works offline.
+
+Inline CSS, JS and SVG only; a Content-Security-Policy forbids every network request and every
+script but the report's own (pinned by its hash), so even a failure of escaping could not load or run
+anything. Jinja2 renders with autoescape on; the per-question data for the table travels as JSON
+inside ``<script type="application/json">`` with ``<``, ``>`` and ``&`` escaped, and the script
+writes user text with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from typing import Any
+
+from ragauge.evaluation.result import Evaluation
+from ragauge.reports.views import (
+    CONFIDENCE,
+    NOT_FOUND,
+    SMALL_TAG,
+    fetch_label,
+    max_cutoff,
+    rank_histogram,
+    recall_curve,
+    tag_rows,
+    worst_questions,
+)
+
+CHART_W = 720   # the by-tag chart (viewBox units)
+PAIR_W = 520    # the two charts side by side
+LABEL_CHARS = 26
+
+
+def _finite(obj: Any) -> Any:
+    """``obj`` with NaN and infinities replaced by None (JSON has no such numbers)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` characters at all
+    (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back."""
+    text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _short(text: str, n: int = LABEL_CHARS) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
+    """One horizontal bar chart per metric: a bar per tag (weakest first by the first metric),
+    with its bootstrap interval as a whisker."""
+    rows = tag_rows(evaluation, ci_metrics=evaluation.metrics)
+    if not rows:
+        return []
+    left, bar_w, row_h, top = 200, 400, 26, 24
+    scale = bar_w / 1.0
+    charts = []
+    for m in evaluation.metrics:
+        bars = []
+        for i, r in enumerate(rows):
+            value = r.means[m]
+            lo, hi = r.ci.get(m, (value, value))
+            y = top + i * row_h
+            bars.append({"tag": r.tag, "label": _short(r.tag), "n": r.n, "small": r.small, "value": value,
+                         "lo": lo, "hi": hi, "y": y, "cy": y + row_h / 2 - 1, "w": max(value * scale, 0.0),
+                         "lo_x": left + lo * scale, "hi_x": left + hi * scale})
+        ticks = [{"x": left + t * scale, "label": f"{t:g}"} for t in (0, 0.25, 0.5, 0.75, 1.0)]
+        charts.append({"metric": m, "bars": bars, "left": left, "bar_w": bar_w, "row_h": row_h, "top": top,
+                       "height": top + len(rows) * row_h + 8, "ticks": ticks})
+    return charts
+
+
+def _histogram(evaluation: Evaluation) -> dict[str, Any]:
+    bins = rank_histogram(evaluation)
+    total = sum(c for _, c in bins) or 1
+    left, top, plot_h, gap = 12, 22, 170, 8
+    slot = (PAIR_W - left - 12) / len(bins)
+    peak = max((c for _, c in bins), default=0) or 1
+    bars = []
+    for i, (label, count) in enumerate(bins):
+        h = plot_h * count / peak
+        x = left + i * slot + gap / 2
+        bars.append({"label": label, "count": count, "share": count / total, "x": x, "w": slot - gap,
+                     "y": top + plot_h - h, "h": h, "cx": x + (slot - gap) / 2, "missing": label == NOT_FOUND})
+    return {"bars": bars, "base": top + plot_h, "height": top + plot_h + 44, "left": left, "right": PAIR_W - 12,
+            "width": PAIR_W, "total": total}
+
+
+def _curve(evaluation: Evaluation) -> dict[str, Any]:
+    curve = recall_curve(evaluation)
+    left, right, top, plot_h = 40, 16, 12, 180
+    plot_w = PAIR_W - left - right
+    if curve.depth == 0:
+        return {"depth": 0}
+
+    def x(k: int) -> float:
+        return left + (plot_w * (k - 1) / (curve.depth - 1) if curve.depth > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - v)
+
+    step = 1 if curve.depth <= 20 else 5 if curve.depth <= 100 else 10
+    xticks = sorted({1, curve.depth, *range(step, curve.depth + 1, step)})
+    series = []
+    for name, values, cls in (("recall@k", curve.recall, "recall"), ("hit@k", curve.hit, "hit")):
+        stem = name.split("@")[0]
+        points = [{"x": x(k), "y": y(v), "label": f"{stem}@{k}", "v": v} for k, v in enumerate(values, start=1)]
+        series.append({"name": name, "cls": cls, "points": points,
+                       "path": " ".join(f"{p['x']:.1f},{p['y']:.1f}" for p in points)})
+    return {"depth": curve.depth, "series": series, "left": left, "right": PAIR_W - right, "top": top,
+            "base": top + plot_h, "height": top + plot_h + 54, "width": PAIR_W,
+            "yticks": [{"y": y(t), "label": f"{t:g}"} for t in (0, 0.25, 0.5, 0.75, 1.0)],
+            "xticks": [{"x": x(k), "label": str(k)} for k in xticks]}
+
+
+def _questions(evaluation: Evaluation) -> list[dict[str, Any]]:
+    """The rows the table script shows, worst first (the text report's order)."""
+    order = worst_questions(evaluation, len(evaluation.queries))
+    return [{
+        "id": q.id, "q": q.query, "tags": list(q.tags), "v": [q.values.get(m) for m in evaluation.metrics],
+        "rank": q.first_relevant_rank, "status": q.status, "error": q.error,
+        "rel": [[doc, grade] for doc, grade in q.relevant.items()],
+        "top": [[r.doc_id, r.grade, r.score] for r in q.top],
+        "hits": q.n_hits, "unique": q.n_unique, "folded": q.folded, "lat": q.latency_ms, "extra": q.extra,
+    } for q in order]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
+    meta = evaluation.meta
+    counts = meta.get("counts", {})
+    cards = [{"label": m, "value": f"{evaluation.summary.get(m, 0.0):.4f}", "unit": "", "kind": "metric"}
+             for m in evaluation.metrics]
+    cards.append({"label": "answerable questions", "value": str(counts.get("answerable", len(evaluation.queries))),
+                  "unit": "", "kind": "count"})
+    for key, label in (("no_answer", "no-answer (apart)"), ("missing", "missing from run"), ("errors", "retriever errors")):
+        if counts.get(key) or key == "no_answer":
+            cards.append({"label": label, "value": str(counts.get(key, 0)), "unit": "",
+                          "kind": "count" if key == "no_answer" else "bad"})
+    latency = meta.get("latency_ms")
+    if latency:
+        cards.append({"label": f"latency p50 (p95 {_ms(latency['p95'])} ms)", "value": _ms(latency["p50"]),
+                      "unit": "ms", "kind": "count"})
+    return cards
+
+
+def render_html(evaluation: Evaluation) -> str:
+    """The self-contained HTML report."""
+    try:
+        import jinja2
+        from markupsafe import Markup
+    except ImportError:  # a core dependency; a broken install still gets a hint, not a traceback
+        from ragauge.errors import RagaugeError
+
+        raise RagaugeError("the HTML report needs Jinja2, which is not installed",
+                           hint="pip install jinja2 (ragauge depends on it: reinstall ragauge)") from None
+
+    loader = jinja2.PackageLoader("ragauge.reports", "templates")
+    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    script = loader.get_source(env, "report.js")[0]
+    css = loader.get_source(env, "report.css")[0]
+    script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    meta = evaluation.meta
+    contract = {"k": [], "relevance": "grade >= 1", "mean_over": "answerable questions", "dedup": "?",
+                "doc_id": "?", **meta.get("contract", {})}
+    counts = {"questions": len(evaluation.queries) + int(evaluation.no_answer.get("n", 0)),
+              **meta.get("counts", {})}
+    golden = {"path": "?", "hash": "", **meta.get("golden", {})}
+    run = {"path": "?", "hash": "", "format": "?", **meta.get("run", {})}
+    data = {"metrics": list(evaluation.metrics), "k": max_cutoff(evaluation), "queries": _questions(evaluation),
+            "depth": recall_curve(evaluation).depth, "has_tags": any(q.tags for q in evaluation.queries)}
+    return env.get_template("report.html.j2").render(
+        ev=evaluation, version=meta.get("ragauge_version", "?"), contract=contract, counts=counts,
+        golden=golden, run=run, fetch=fetch_label(evaluation), css=Markup(css),
+        cards=_cards(evaluation), tag_charts=_tag_charts(evaluation), hist=_histogram(evaluation),
+        curve=_curve(evaluation), k=max_cutoff(evaluation), confidence=f"{CONFIDENCE:.0%}", small_tag=SMALL_TAG,
+        tags=sorted({t for q in evaluation.queries for t in q.tags}), no_answer=evaluation.no_answer,
+        warnings=evaluation.warnings, data_json=Markup(script_json(data)), script=Markup(script),
+        script_hash=script_hash, chart_w=CHART_W,
+    )

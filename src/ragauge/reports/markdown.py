@@ -1,0 +1,109 @@
+"""The Markdown report: compact, for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
+
+Summary table, per-tag table, then the worst questions, the no-answer questions and the warnings,
+each folded inside ``<details>``. Every piece of user text (ids, questions, tags, paths, messages)
+goes through :func:`escape`, so it can neither break a table nor inject HTML or Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports.views import CONFIDENCE, SMALL_TAG, WORST, fetch_label, relevant_ids, tag_rows, worst_questions
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+QUERY_CHARS = 160
+SHOWN_DOCS = 5
+
+
+def escape(text: object) -> str:
+    """User text made inert for a GitHub Markdown table cell: one line, HTML special characters as
+    entities, Markdown punctuation (including the pipe that would end a cell) backslash-escaped."""
+    one_line = " ".join(str(text).split())
+    html = one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", html)
+
+
+def _cut(text: str, n: int = QUERY_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int | None = 1) -> list[str]:
+    """A GFM table; columns from ``numeric_from`` on are right-aligned (None: none)."""
+    rule = ["---:" if numeric_from is not None and i >= numeric_from else "---" for i in range(len(header))]
+    return [_row(header), _row(rule), *(_row(r) for r in rows)]
+
+
+def _question_row(evaluation: Evaluation, q: QueryScore) -> list[str]:
+    first = evaluation.metrics[0]
+    if q.status == "missing":
+        rank = "missing from run"
+    elif q.status == "error":
+        rank = "error: " + escape(_cut(q.error or "", 80))
+    else:
+        rank = str(q.first_relevant_rank) if q.first_relevant_rank else "**not found**"
+    returned = [f"**{escape(r.doc_id)}**" if r.relevant else escape(r.doc_id) for r in q.top[:SHOWN_DOCS]]
+    return [escape(q.id), escape(_cut(q.query)), f"{q.values.get(first, 0.0):.3f}", rank,
+            ", ".join(escape(d) for d in relevant_ids(q)), ", ".join(returned) or "—"]
+
+
+def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
+    """The Markdown report (GitHub-flavoured)."""
+    meta = evaluation.meta
+    m = list(evaluation.metrics)
+    counts = meta.get("counts", {})
+    golden = meta.get("golden", {}).get("path", "?")
+    run = meta.get("run", {}).get("path", "?")
+    out = [f"### ragauge: {escape(run)} against {escape(golden)}", ""]
+    out += _table(m, [[f"{evaluation.summary.get(name, 0.0):.4f}" for name in m]], 0) if m else []
+    k = ",".join(map(str, meta.get("contract", {}).get("k", []))) or "-"
+    out += ["", f"<sub>k={escape(k)} · fetch={escape(fetch_label(evaluation))} · means over "
+                f"{counts.get('answerable', len(evaluation.queries))} answerable of {counts.get('questions', '?')} "
+                f"questions · {counts.get('no_answer', 0)} no-answer · ragauge {escape(meta.get('ragauge_version', '?'))}"
+                f"</sub>"]
+
+    rows = tag_rows(evaluation) if m else []
+    if rows:
+        pct = f"{CONFIDENCE:.0%}"
+        body = []
+        for r in rows:
+            lo, hi = r.ci.get(m[0], (float("nan"), float("nan")))
+            body.append([escape(r.tag) + (" \\*" if r.small else ""), str(r.n), f"{r.means[m[0]]:.4f}",
+                         f"{lo:.3f}–{hi:.3f}", *(f"{r.means[name]:.4f}" for name in m[1:])])
+        out += ["", "**By tag** (weakest first)", ""]
+        out += _table(["tag", "n", m[0], f"{pct} CI", *m[1:]], body)
+        note = f"{pct} CI: bootstrap interval of the tag's mean {m[0]}."
+        if any(r.small for r in rows):
+            note += f" \\* fewer than {SMALL_TAG} questions: too few to mean much."
+        out += ["", f"<sub>{note}</sub>"]
+
+    bad = worst_questions(evaluation, worst) if m else []
+    if bad:
+        out += ["", f"<details><summary>Worst {len(bad)} questions (by {escape(m[0])})</summary>", ""]
+        out += _table(["id", "question", m[0], "first relevant", "expected",
+                       f"returned (top {SHOWN_DOCS}, **bold** = relevant)"],
+                      [_question_row(evaluation, q) for q in bad], None)
+        out += ["", "</details>"]
+
+    na = evaluation.no_answer
+    if na.get("n"):
+        out += ["", f"<details><summary>No-answer questions: {na['n']} (not in any mean)</summary>", ""]
+        out += _table(["id", "question", "top returned"],
+                      [[escape(q["id"]), escape(_cut(q.get("query", ""))),
+                        escape(q["top"][0]["doc_id"]) if q.get("top") else "—"]
+                       for q in na.get("questions", [])[:worst]], None)
+        if na["n"] > worst:
+            out += ["", f"and {na['n'] - worst} more."]
+        out += ["", "</details>"]
+
+    if evaluation.warnings:
+        out += ["", f"<details><summary>Warnings: {len(evaluation.warnings)}</summary>", ""]
+        out += [f"- {escape(w)}" for w in evaluation.warnings]
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"
