@@ -70,3 +70,21 @@ def test_result_round_trips_through_json() -> None:
     result = ragauge.evaluate_run(GOLDEN, run, k=[1, 3])
     again = ragauge.Evaluation.from_dict(result.to_dict())
     assert again.to_dict() == result.to_dict()
+
+
+def test_relevant_ids_missing_from_the_index_are_stale_labels_not_misses() -> None:
+    golden = GoldenSet.from_queries([
+        GoldenQuery("q1", "vpn", {"vpn": 1, "gone": 1}),
+        GoldenQuery("q2", "printer", {"printers#jam": 1}),
+        GoldenQuery("q3", "old", {"deleted": 1}),
+    ])
+    run = Run.from_results([QueryResult("q1", (Hit("vpn"),)), QueryResult("q2", (Hit("printers#jam"),)),
+                            QueryResult("q3", (Hit("vpn"),))])
+    plain = ragauge.evaluate_run(golden, run, metrics="recall@1")
+    assert plain.summary["recall@1"] == pytest.approx((0.5 + 1 + 0) / 3)
+    drift = ragauge.evaluate_run(golden, run, metrics="recall@1", known_documents={"vpn", "printers"})
+    assert drift.summary["recall@1"] == 1.0  # q3 has no indexed relevant doc left: not a miss
+    assert drift.meta["drift"]["missing_from_index"] == 2 and drift.meta["drift"]["share"] == pytest.approx(0.5)
+    assert drift.meta["golden"]["hash"] == plain.meta["golden"]["hash"]
+    assert any("stale labels" in w for w in drift.warnings)
+    assert drift.meta["drift"]["unjudgeable"] == ["q3"] and drift.no_answer["n"] == 0

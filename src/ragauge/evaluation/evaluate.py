@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,10 +16,10 @@ from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
-from ragauge.retrieve.coerce import coerce_hits
 from ragauge.metrics.build import Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+from ragauge.retrieve.coerce import coerce_hits
 
 TOP_SHOWN = 10
 MAX_SHOWN = 20
@@ -58,6 +59,7 @@ def evaluate_run(
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,
     on_error: str = "zero",
+    known_documents: set[str] | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``golden``.
 
@@ -67,11 +69,18 @@ def evaluate_run(
     missing from the run score 0 and are listed; run queries outside the golden set are ignored
     and counted. Questions whose retrieval failed score 0 (``on_error="zero"``) or are left out
     of every mean and listed (``"skip"``).
+
+    ``known_documents`` (the ids an index holds) turns on drift checking: relevant ids absent
+    from the index are stale labels, not retrieval misses, so they are dropped from the
+    judgements and reported (a section id ``doc#section`` counts as present when ``doc`` is).
     """
     import pyarrow as pa
 
     specs = _specs(metrics, k)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set
+    drift: dict[str, Any] | None = None
+    if known_documents is not None:
+        golden, drift = _drop_stale(golden, known_documents)
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
@@ -107,6 +116,8 @@ def evaluate_run(
         if error is not None:
             status = "error"
         if not answerable[i]:
+            if drift and item.id in drift["unjudgeable"]:
+                continue  # every relevant id is stale: not a no-answer question, reported under drift
             no_answer.append({"id": item.id, "query": item.query, "tags": list(item.tags),
                               "top": [t.to_dict() for t in top[:3]], "status": status})
             continue
@@ -133,6 +144,10 @@ def evaluate_run(
     errored = [q.id for q in rows if q.status == "error"]
     if errored:
         warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")
+    if drift and drift["missing_from_index"]:
+        warnings.append(f"{drift['missing_from_index']} of {drift['relevant_ids']} relevant id(s) "
+                        f"({drift['share']:.1%}) are not in the index: stale labels, kept out of the misses "
+                        f"({len(drift['questions'])} question(s): {_ids(drift['questions'])})")
     if skipped:
         warnings.append(f"{len(skipped)} question(s) skipped after retriever errors (not in any mean): {_ids(skipped)}")
     total_folded = int(info.folded.sum())
@@ -159,6 +174,8 @@ def evaluate_run(
         "counts": {"questions": len(full_golden), "skipped": len(skipped), "answerable": n_answerable, "no_answer": len(no_answer),
                    "missing": len(missing), "errors": len(errored), "folded": total_folded},
     }
+    if drift is not None:
+        meta["drift"] = drift
     latency = [v for v in run.latency_ms.values()]
     if latency:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
@@ -166,6 +183,28 @@ def evaluate_run(
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
     return Evaluation(tuple(names), summary, by_tag, tuple(rows),
                       {"n": len(no_answer), "questions": no_answer}, tuple(warnings), meta)
+
+
+def _drop_stale(golden: GoldenSet, known: set[str]) -> tuple[GoldenSet, dict[str, Any]]:
+    """The golden set without relevant ids the index does not hold, and what was dropped."""
+    def present(doc: str) -> bool:
+        return doc in known or doc.split("#", 1)[0] in known
+
+    kept, stale, questions, unjudgeable, total = [], [], [], [], 0
+    for q in golden:
+        missing = [d for d in q.relevant if not present(d)]
+        total += sum(1 for g in q.relevant.values() if g >= RELEVANCE_LEVEL)
+        if missing:
+            questions.append(q.id)
+            stale += [{"id": q.id, "doc_id": d} for d in missing]
+            if q.answerable and not any(g >= RELEVANCE_LEVEL for d, g in q.relevant.items() if present(d)):
+                unjudgeable.append(q.id)
+            q = replace(q, relevant={d: g for d, g in q.relevant.items() if present(d)})
+        kept.append(q)
+    n_missing = len(stale)
+    report = {"relevant_ids": total, "missing_from_index": n_missing, "share": n_missing / total if total else 0.0,
+              "questions": questions, "unjudgeable": unjudgeable, "stale": stale}
+    return GoldenSet(tuple(kept), golden.source), report
 
 
 def _grade(value: float | None) -> float | None:
