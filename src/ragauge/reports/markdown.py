@@ -10,7 +10,16 @@ from __future__ import annotations
 import re
 
 from ragauge.evaluation.result import Evaluation, QueryScore
-from ragauge.reports.views import CONFIDENCE, SMALL_TAG, WORST, fetch_label, relevant_ids, tag_rows, worst_questions
+from ragauge.reports.views import (
+    CONFIDENCE,
+    SMALL_TAG,
+    WORST,
+    fetch_label,
+    latency_cost_line,
+    relevant_ids,
+    tag_rows,
+    worst_questions,
+)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 QUERY_CHARS = 160
@@ -67,6 +76,9 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
                 f"{counts.get('answerable', len(evaluation.queries))} answerable of {counts.get('questions', '?')} "
                 f"questions · {counts.get('no_answer', 0)} no-answer · ragauge {escape(meta.get('ragauge_version', '?'))}"
                 f"</sub>"]
+    perf = latency_cost_line(evaluation)
+    if perf:
+        out += ["", f"<sub>{escape(perf)}</sub>"]
 
     rows = tag_rows(evaluation) if m else []
     if rows:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import (
+    latency_cost_line,
     CONFIDENCE,
     SMALL_TAG,
     WORST,
@@ -116,6 +117,9 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     lines, _ = _table(["metric", "mean"], [[m, f"{evaluation.summary.get(m, 0.0):.4f}"] for m in evaluation.metrics],
                       None, 2, s)
     out += lines
+    perf = latency_cost_line(evaluation)
+    if perf:
+        out += _wrap(perf, width)
     contract, counts = meta.get("contract", {}), meta.get("counts", {})
     if contract:
         out.append("")

@@ -153,3 +153,16 @@ def fetch_label(evaluation: Evaluation) -> str:
     """The fetch depth as the contract states it ("all hits" when the run was not cut)."""
     fetch = evaluation.meta.get("contract", {}).get("fetch")
     return "all hits" if fetch is None else str(fetch)
+
+
+def latency_cost_line(evaluation: Evaluation) -> str | None:
+    """``latency p50 .. p95 .. p99 .. ms; cost total .. mean ..`` when the run recorded them."""
+    meta = evaluation.meta
+    parts = []
+    lat = meta.get("latency_ms")
+    if lat:
+        parts.append("latency " + "  ".join(f"{k}={v:.1f}" for k, v in lat.items()) + " ms")
+    cost = meta.get("cost")
+    if cost:
+        parts.append(f"cost total={cost['total']:.6g} mean={cost['mean']:.6g}")
+    return "; ".join(parts) or None
