@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.cli.history import history_option
 from ragauge.cli.options import parse_ks
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import execute, retriever_options
@@ -26,10 +27,14 @@ from ragauge.errors import InputError
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @report_options
+@click.option("--record", is_flag=True, help="Append the result to the local history (see 'ragauge history').")
+@history_option
+@click.option("--label", help='With --record: a note for this point, e.g. "re-index 2026-12".')
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, doc_id_sep: str | None,
-                 doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
+                 doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int, no_color: bool,
+                 record: bool, history_path: Path, label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
 
     Means are over answerable questions; no-answer questions (empty "relevant") are
@@ -43,6 +48,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --retriever bm25:corpus.jsonl -k 10 --save-run runs/bm25.jsonl
       ragauge eval golden.jsonl --run run.trec --metrics recall@10,mrr,ndcg@10 --format json -o result.json
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
+      ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
     """
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
@@ -53,6 +59,9 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     if save_run is not None and spec is None:
         raise InputError("--save-run goes with --retriever")
     ctx = click.get_current_context()
+    history_given = ctx.get_parameter_source("history_path") not in (click.core.ParameterSource.DEFAULT, None)
+    if not record and (label is not None or history_given):
+        raise InputError("--history and --label go with --record", hint="add --record to append this result")
     fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
     if spec is not None:
         golden_set, run = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
@@ -64,3 +73,8 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
     )
     emit(evaluation, fmt, output, worst, no_color)
+    if record:
+        from ragauge.history.store import record_evaluation
+
+        entry_id = record_evaluation(history_path, evaluation, label=label)
+        click.echo(f"recorded as #{entry_id} in {history_path}", err=True)

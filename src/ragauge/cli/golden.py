@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ragauge.errors import InputError
+
 
 @click.group("golden")
 def golden_group() -> None:
@@ -34,3 +36,128 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
     golden = import_beir(folder, split)
     write_golden(golden, output)
     click.echo(f"wrote {len(golden)} questions to {output}", err=True)
+
+
+@golden_group.command("validate")
+@click.argument("golden", type=click.Path(path_type=Path))
+@click.option("--corpus", type=click.Path(path_type=Path),
+              help="Corpus (JSONL, BEIR corpus.jsonl(.gz) or a folder) whose ids the relevant ids must be in.")
+@click.option("--retriever", "spec", help="Retriever spec whose index to check against (an adapter that lists its "
+                                          "documents: bm25:, dense:, hybrid:, pgvector:).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path),
+              help="ragauge.toml with a [retriever] section (for --retriever; found automatically if omitted).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--min-per-tag", type=int, default=5, show_default=True,
+              help="Warn about tags with fewer questions than this.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+def validate_command(golden: Path, corpus: Path | None, spec: str | None, config_path: Path | None, fmt: str,
+                     min_per_tag: int, output: Path | None) -> None:
+    """Check a golden set and list every problem with its file:line.
+
+    Schema errors, duplicate ids, duplicate and near-duplicate questions (word overlap >= 0.8),
+    empty questions, relevant ids that look like chunk ids, tags with too few questions and the
+    no-answer count. With --corpus or --retriever, relevant ids no longer in the index are stale
+    labels (a section id doc#section counts as present when doc is).
+    Exit codes: 0 clean, 1 findings (errors or warnings), 2 unusable input.
+
+    \b
+    Example:
+      ragauge golden validate golden.jsonl --corpus corpus.jsonl --format json
+    """
+    from ragauge.cli.options import write_output
+    from ragauge.curation.validate import render_json, render_text, validate_file
+
+    if corpus is not None and spec is not None:
+        raise InputError("give --corpus or --retriever, not both")
+    documents = _documents(corpus, spec, config_path)
+    report = validate_file(golden, documents=documents, min_per_tag=min_per_tag)
+    write_output(render_json(report) if fmt == "json" else render_text(report), output)
+    raise SystemExit(report.exit_code)
+
+
+def _documents(corpus: Path | None, spec: str | None, config_path: Path | None) -> set[str] | None:
+    """The document ids of a corpus file/folder or of a retriever's index (None when neither is given)."""
+    if corpus is not None:
+        from ragauge.retrieve.corpus import read_documents
+
+        return {doc_id for doc_id, _, _ in read_documents(corpus)}
+    if spec is None:
+        return None
+    from ragauge.cli.run import _retriever_config
+    from ragauge.retrieve.base import RetrieverOptions
+    from ragauge.retrieve.registry import open_retriever
+
+    retriever = open_retriever(spec, RetrieverOptions(config=_retriever_config(config_path)))
+    try:
+        documents = retriever.documents()
+    finally:
+        retriever.close()
+    if documents is None:
+        raise InputError(f"the retriever {spec.split('?')[0]!r} cannot list its documents",
+                         hint="check against the corpus instead: --corpus PATH")
+    return documents
+
+
+@golden_group.command("scrub")
+@click.argument("source", metavar="IN", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Scrubbed JSONL to write.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path),
+              help="JSONL report of what changed: per line its id, types, counts and character spans "
+                   "in the original (never the values).")
+@click.option("--fields", default="query", show_default=True,
+              help="Comma-separated string fields to scrub, e.g. query,notes.")
+@click.option("--regions", default="US", show_default=True,
+              help="Phone-number regions (ISO codes, comma-separated); +CC international numbers are found "
+                   "for any region.")
+@click.option("--ner", is_flag=True,
+              help="Also redact person names with Presidio (pip install 'ragauge[ner]' and a spaCy model, "
+                   "e.g. python -m spacy download en_core_web_lg).")
+@click.option("--ner-model", help="Installed spaCy model for --ner (default en_core_web_lg).")
+def scrub_command(source: Path, output: Path, report_path: Path | None, fields: str, regions: str, ner: bool,
+                  ner_model: str | None) -> None:
+    """Redact personal and secret data in golden-set text fields.
+
+    E-mail addresses, phone numbers, IPv4/IPv6 addresses, payment cards (Luhn-checked), IBANs,
+    national ids (US SSN, Spanish DNI/NIE, Italian codice fiscale, Brazilian CPF), API keys and
+    tokens, and the user:password part of URLs become typed placeholders such as <EMAIL_1>; the same
+    value gets the same placeholder within a line. Other fields and lines are written unchanged.
+
+    \b
+    Example:
+      ragauge golden scrub golden.jsonl -o golden.clean.jsonl --report scrub.jsonl --fields query,notes
+    """
+    import json
+
+    from ragauge.cli.options import write_output
+    from ragauge.curation.scrub import ScrubOptions, report_lines, scrub_records
+    from ragauge.data.jsonl import read_jsonl
+
+    names = tuple(dict.fromkeys(f.strip() for f in fields.split(",") if f.strip()))
+    codes = tuple(dict.fromkeys(r.strip().upper() for r in regions.split(",") if r.strip()))
+    if not names:
+        raise InputError("--fields names no field", hint="e.g. --fields query,notes")
+    _check_regions(codes)
+    options = ScrubOptions(fields=names, regions=codes, ner=ner, ner_model=ner_model)
+    detectors = options.detectors()
+    records = list(read_jsonl(source, what="input"))
+    objects, reports, summary = scrub_records(records, options, detectors)
+    write_output("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects), output)
+    if report_path is not None:
+        lines = report_lines(reports, summary, options, str(source))
+        write_output("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), report_path)
+    click.echo(f"{summary.describe()}; wrote {output}", err=True)
+
+
+def _check_regions(codes: tuple[str, ...]) -> None:
+    import phonenumbers
+
+    unknown = [c for c in codes if c not in phonenumbers.SUPPORTED_REGIONS]
+    if unknown:
+        raise InputError(f"unknown phone region{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
+                         hint="use ISO 3166 codes such as US, GB, DE")
+
+
+from ragauge.cli.grow import add_command, merge_command  # noqa: E402  (commands defined in their own module)
+
+golden_group.add_command(add_command)
+golden_group.add_command(merge_command)

@@ -1,0 +1,82 @@
+"""``ragauge history``: each metric over time, overall and by tag, from the local history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ragauge.cli.options import write_output
+from ragauge.history import DEFAULT_HISTORY
+
+HISTORY_FORMATS = ("text", "json", "html")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def history_option(func: F) -> F:
+    """``--history PATH``, the same on ``eval`` and ``history``."""
+    return click.option("--history", "history_path", type=click.Path(path_type=Path), default=DEFAULT_HISTORY,
+                        show_default=True, help="The SQLite history file.")(func)
+
+
+@click.command("history")
+@history_option
+@click.option("--metric", "metrics", multiple=True,
+              help="Only this metric (repeatable or comma-separated), e.g. recall@5; default: every one recorded.")
+@click.option("--tag", "tags", multiple=True, help="Only this tag beside the overall line (repeatable).")
+@click.option("--last", type=click.IntRange(min=1), help="Only the last N recorded evaluations.")
+@click.option("--flips", nargs=2, metavar="A B",
+              help="Also list the questions that flipped from A to B (ids, or last, prev, first).")
+@click.option("--flip-metric", help="Read flips on this metric (default: the largest hit@k in both).")
+@click.option("--format", "fmt", type=click.Choice(HISTORY_FORMATS), default="text", show_default=True,
+              help="text: a table with a sparkline per metric; json: the raw series; html: offline line charts.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout.")
+def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[str, ...], last: int | None,
+                    flips: tuple[str, str] | None, flip_metric: str | None, fmt: str, output: Path | None) -> None:
+    """Show each metric over time, overall and by tag, from evaluations recorded with 'eval --record'.
+
+    Marks labelled evaluations (such as a re-index) and those whose golden set changed
+    (its content hash differs from the previous evaluation's). With --flips A B, lists the
+    questions that went from a hit to a miss and back between two recorded evaluations.
+
+    \b
+    Examples:
+      ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
+      ragauge history --metric recall@5 --tag billing
+      ragauge history --flips prev last
+      ragauge history --format html -o history.html
+    """
+    import json
+
+    from ragauge.history.report import (
+        build_series,
+        find_flips,
+        history_json,
+        markers,
+        render_text,
+        resolve_entry,
+    )
+    from ragauge.history.store import open_history
+
+    with open_history(history_path) as store:
+        entries = store.entries()
+        flip = None
+        if flips:
+            a, b = (resolve_entry(entries, ref) for ref in flips)
+            flip = find_flips(store.with_questions(a), store.with_questions(b), flip_metric)
+    start = max(len(entries) - last, 0) if last else 0
+    shown, marks = entries[start:], markers(entries)[start:]
+    metric_names = [m for text in metrics for m in text.split(",") if m.strip()]
+    series = build_series(shown, metric_names or None, list(tags) or None)
+    source = str(history_path)
+    if fmt == "json":
+        text = json.dumps(history_json(shown, marks, series, flip), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "html":
+        from ragauge.history.html import render_html
+
+        text = render_html(shown, marks, series, flip, source)
+    else:
+        text = render_text(shown, marks, series, flip, source)
+    write_output(text, output)

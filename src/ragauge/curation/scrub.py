@@ -1,0 +1,234 @@
+"""Redact personal and secret data in golden-set text fields, with a report of what changed.
+
+The core is :func:`scrub_text`: detect (see :mod:`ragauge.curation.detectors`), resolve overlaps
+(higher kind first, then the longer span, then the earlier one), and replace each kept span by a
+typed, numbered placeholder such as ``<EMAIL_1>``. Within one text the same value (by its canonical
+key: an address in lower case, a phone number in E.164, a card's digits) always gets the same
+placeholder, and different values get different numbers. Placeholders already in the text are
+never detected again and their numbers are not reused, so scrubbing is idempotent.
+
+Spans in a :class:`Redaction` are ``[start, end)`` character offsets (Python string indices) into
+the *original* text. Neither a redaction nor a report ever carries the original value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragauge.curation.detectors import PRIORITY, Detection, Detector, default_detectors
+
+REPORT_VERSION = 1
+PLACEHOLDER = re.compile(r"<(?P<kind>[A-Z]+(?:_[A-Z]+)*)_(?P<n>\d+)>")
+"""A placeholder ragauge wrote: ``<KIND_N>``."""
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """``original[start:end]`` (a ``kind`` value) became ``placeholder``."""
+
+    kind: str
+    placeholder: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "placeholder": self.placeholder, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True)
+class ScrubResult:
+    """The scrubbed text and what was replaced (in order of position)."""
+
+    text: str
+    redactions: tuple[Redaction, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.redactions)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.redactions:
+            out[r.kind] = out.get(r.kind, 0) + 1
+        return out
+
+
+def resolve(detections: Iterable[Detection], protected: Sequence[tuple[int, int]] = ()) -> list[Detection]:
+    """Keep non-overlapping detections: by kind priority, then length, then position; drop any that
+    touch a ``protected`` span (an existing placeholder). Returned sorted by start."""
+    ranked = sorted({d for d in detections if d.end > d.start},
+                    key=lambda d: (-PRIORITY.get(d.kind, 0), -(d.end - d.start), d.start, d.kind))
+    kept: list[Detection] = []
+    taken = list(protected)
+    for d in ranked:
+        if any(d.start < e and s < d.end for s, e in taken):
+            continue
+        kept.append(d)
+        taken.append((d.start, d.end))
+    return sorted(kept, key=lambda d: d.start)
+
+
+def apply(text: str, detections: Sequence[Detection]) -> ScrubResult:
+    """Replace resolved, non-overlapping ``detections`` (sorted by start) with numbered placeholders."""
+    numbers: dict[str, int] = {}
+    for m in PLACEHOLDER.finditer(text):
+        numbers[m.group("kind")] = max(numbers.get(m.group("kind"), 0), int(m.group("n")))
+    assigned: dict[tuple[str, str], str] = {}
+    parts: list[str] = []
+    redactions: list[Redaction] = []
+    cursor = 0
+    for d in detections:
+        placeholder = assigned.get((d.kind, d.key))
+        if placeholder is None:
+            numbers[d.kind] = numbers.get(d.kind, 0) + 1
+            placeholder = assigned[(d.kind, d.key)] = f"<{d.kind}_{numbers[d.kind]}>"
+        parts.append(text[cursor:d.start])
+        parts.append(placeholder)
+        redactions.append(Redaction(d.kind, placeholder, d.start, d.end))
+        cursor = d.end
+    parts.append(text[cursor:])
+    return ScrubResult("".join(parts), tuple(redactions))
+
+
+def detect(text: str, detectors: Sequence[Detector]) -> list[Detection]:
+    """Every detector's findings, resolved (overlaps and existing placeholders removed)."""
+    found = [d for detector in detectors for d in detector(text)]
+    protected = [m.span() for m in PLACEHOLDER.finditer(text)]
+    return resolve(found, protected)
+
+
+def _to_original(position: int, redactions: Sequence[Redaction]) -> int:
+    """Map a position in scrubbed text (outside any placeholder) back to the original text."""
+    shift = 0
+    for r in redactions:
+        if position < r.start - shift + len(r.placeholder):
+            break
+        shift += (r.end - r.start) - len(r.placeholder)
+    return position + shift
+
+
+def scrub_text(text: str, detectors: Sequence[Detector] | None = None) -> ScrubResult:
+    """Redact ``text`` with ``detectors`` (default: every rule-based detector, phone region US).
+
+    Detection is repeated on the scrubbed text until it finds nothing new (a value hidden by an
+    overlapping, higher-priority detection can surface once its neighbour became a placeholder),
+    so that ``scrub_text(scrub_text(x).text)`` never changes anything.
+    """
+    use = default_detectors() if detectors is None else detectors
+    kept: list[Detection] = []
+    result = ScrubResult(text)
+    while True:
+        new = detect(result.text, use)
+        if not new:
+            return result
+        kept += [Detection(_to_original(d.start, result.redactions), _to_original(d.end, result.redactions),
+                           d.kind, d.key) for d in new]
+        kept.sort(key=lambda d: d.start)
+        result = apply(text, kept)
+
+
+@dataclass(frozen=True)
+class ScrubOptions:
+    """What ``scrub`` looks at: ``fields`` of each line (strings only), phone ``regions``, and whether
+    to find person names with the NER extra (``ner_model``: an installed spaCy model)."""
+
+    fields: tuple[str, ...] = ("query",)
+    regions: tuple[str, ...] = ("US",)
+    ner: bool = False
+    ner_model: str | None = None
+
+    def detectors(self) -> tuple[Detector, ...]:
+        """Build the detectors (the NER model is loaded here, once)."""
+        found = default_detectors(self.regions)
+        if self.ner:
+            from ragauge.curation.ner import DEFAULT_MODEL, person_finder
+
+            found += (person_finder(self.ner_model or DEFAULT_MODEL),)
+        return found
+
+
+@dataclass(frozen=True)
+class LineReport:
+    """What changed in one line: its id (when it has one), line number and redactions by field."""
+
+    id: str | None
+    line: int
+    fields: Mapping[str, tuple[Redaction, ...]] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for redactions in self.fields.values():
+            for r in redactions:
+                out[r.kind] = out.get(r.kind, 0) + 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "line": self.line, "counts": self.counts(),
+            "redactions": {name: [r.to_dict() for r in rs] for name, rs in self.fields.items()},
+        }
+
+
+def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str],
+                 detectors: Sequence[Detector]) -> tuple[dict[str, Any], LineReport | None]:
+    """Scrub the string ``fields`` of one decoded line; other fields are kept as they are."""
+    out = dict(obj)
+    changed: dict[str, tuple[Redaction, ...]] = {}
+    for name in fields:
+        value = obj.get(name)
+        if isinstance(value, str):
+            result = scrub_text(value, detectors)
+            if result.changed:
+                out[name] = result.text
+                changed[name] = result.redactions
+    if not changed:
+        return out, None
+    qid = obj.get("id")
+    return out, LineReport(qid if isinstance(qid, str) else None if qid is None else str(qid), line, changed)
+
+
+@dataclass(frozen=True)
+class ScrubSummary:
+    """Totals over a file: lines seen, lines changed, redactions by kind."""
+
+    lines: int
+    changed: int
+    counts: Mapping[str, int]
+
+    def describe(self) -> str:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        return f"scrubbed {self.changed} of {self.lines} lines" + (f": {kinds}" if kinds else "")
+
+
+def scrub_records(records: Iterable[tuple[int, Mapping[str, Any]]], options: ScrubOptions,
+                  detectors: Sequence[Detector] | None = None,
+                  ) -> tuple[list[dict[str, Any]], list[LineReport], ScrubSummary]:
+    """Scrub ``(line, object)`` pairs: the new objects (same order), a report per changed line, totals."""
+    use = options.detectors() if detectors is None else detectors
+    objects: list[dict[str, Any]] = []
+    reports: list[LineReport] = []
+    totals: dict[str, int] = {}
+    for line, obj in records:
+        new, report = scrub_record(obj, line, options.fields, use)
+        objects.append(new)
+        if report is not None:
+            reports.append(report)
+            for kind, n in report.counts().items():
+                totals[kind] = totals.get(kind, 0) + n
+    return objects, reports, ScrubSummary(len(objects), len(reports), totals)
+
+
+def report_lines(reports: Sequence[LineReport], summary: ScrubSummary, options: ScrubOptions,
+                 source: str) -> Iterator[dict[str, Any]]:
+    """The report as JSON Lines objects: a ``_meta`` line with the totals, then one per changed line."""
+    yield {"_meta": {
+        "report": "ragauge golden scrub", "version": REPORT_VERSION, "source": source,
+        "fields": list(options.fields), "regions": list(options.regions), "ner": options.ner,
+        "lines": summary.lines, "changed": summary.changed, "counts": dict(summary.counts),
+        "spans": "[start, end) character offsets into the original field value",
+    }}
+    for report in reports:
+        yield report.to_dict()

@@ -1,0 +1,301 @@
+"""``ragauge golden validate``: every problem of a golden set at once, as a value.
+
+:func:`validate_lines` is pure: it takes decoded lines (or their decoding errors) and, optionally,
+the set of document ids the index holds, and returns a :class:`ValidationReport`.
+:func:`validate_file` reads the file at the edge. Unlike :func:`ragauge.data.golden.load_golden`,
+which stops at the first problem, validation reads on and reports every line it cannot use.
+
+Checks, with their code and severity:
+
+- ``invalid-json``, ``schema`` (error): a line that is not a JSON object, or fails the golden-line
+  schema (the loader's own rules, :func:`~ragauge.data.golden.parse_golden_line`), with file:line.
+- ``duplicate-id`` (error): a question id used again (naming the first line).
+- ``empty-question`` (error): a question that is empty or only whitespace.
+- ``stale-label`` (error, only with a document set): a relevant id the index does not hold, a
+  label gone stale after a re-index rather than a retrieval miss. A section id ``doc#section`` counts
+  as present when ``doc`` is (a document-level corpus cannot see sections; they are not checked).
+- ``duplicate-question`` / ``near-duplicate`` (warning): equal normalised text, or word-set Jaccard
+  >= 0.8 (see :mod:`ragauge.curation.similarity`).
+- ``chunk-id`` (warning): a relevant id ending in a numeric chunk suffix (``#3``, ``_chunk_12``,
+  ``-chunk-4``, ``::12``, ``@2``); chunk ids change whenever the corpus is re-chunked. A stable
+  section such as ``networking/vpn#renew-the-certificate`` is not a chunk.
+- ``small-tag`` (warning): a tag with fewer than ``min_per_tag`` questions, too few to measure.
+- ``no-answerable`` (warning): no question has a relevant document, so no metric can be computed.
+
+Counts (questions, answerable, no-answer, questions per tag) are in the report, not findings.
+Exit code: 0 with no error or warning, 1 otherwise; unusable input raises InputError (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
+from ragauge.data.golden import GoldenQuery, parse_golden_line
+from ragauge.errors import InputError, where
+
+REPORT_VERSION = 1
+SEVERITIES = ("error", "warning", "info")
+
+CHUNK_ID = re.compile(r"(?i)(?:#\d+|[_-]chunk[_-]?\d+|::\d+|@\d+)$")
+"""Relevant ids that name a chunk: a numeric suffix after '#', '::' or '@', or ``_chunk_N``/``-chunk-N``."""
+
+CHUNK_HINT = ("label documents or stable sections (\"doc\" or \"doc#section-slug\"), not chunks: "
+              "chunk ids change whenever the corpus is re-chunked")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: ``severity`` (error, warning, info), a stable ``code``, a message, the line it
+    is on (when it is on one), the question ids involved and how to fix it."""
+
+    severity: str
+    code: str
+    message: str
+    line: int | None = None
+    ids: tuple[str, ...] = ()
+    hint: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"severity": self.severity, "code": self.code, "message": self.message,
+                               "line": self.line, "ids": list(self.ids)}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        return cls(data["severity"], data["code"], data["message"], data.get("line"),
+                   tuple(data.get("ids", ())), data.get("hint"))
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """The result of validating a golden set; ``documents`` is the number of documents checked
+    against (None when no corpus or retriever was given)."""
+
+    source: str
+    questions: int
+    answerable: int
+    no_answer: int
+    tags: Mapping[str, int] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    documents: int | None = None
+    min_per_tag: int = 5
+
+    def count(self, severity: str) -> int:
+        return sum(f.severity == severity for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when clean, 1 when there is any error or warning."""
+        return 1 if any(f.severity in ("error", "warning") for f in self.findings) else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": REPORT_VERSION, "source": self.source, "questions": self.questions,
+            "answerable": self.answerable, "no_answer": self.no_answer, "tags": dict(self.tags),
+            "documents": self.documents, "min_per_tag": self.min_per_tag,
+            "errors": self.count("error"), "warnings": self.count("warning"),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ValidationReport:
+        if data.get("version") != REPORT_VERSION:
+            raise InputError(f"unsupported validation report version {data.get('version')!r}")
+        return cls(data["source"], data["questions"], data["answerable"], data["no_answer"], dict(data["tags"]),
+                   tuple(Finding.from_dict(f) for f in data["findings"]), data.get("documents"),
+                   data.get("min_per_tag", 5))
+
+
+Line = tuple[int, "Mapping[str, Any] | str"]
+"""A line number and its decoded object, or the message saying why it could not be decoded."""
+
+
+def read_lines(path: str | Path) -> list[Line]:
+    """Decode a JSONL file line by line, keeping going past bad lines (their error is kept instead).
+
+    Raises InputError (exit 2) when the file is missing or unreadable, has no non-blank line, or no
+    line at all is a JSON object (the file is not JSONL)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("golden set file not found", where=str(path), hint="check the path") from None
+    except OSError as exc:
+        raise InputError(f"cannot read golden set file: {exc.strerror}", where=str(path)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines: list[Line] = []
+    for number, chunk in enumerate(raw.split(b"\n"), start=1):
+        if not chunk.strip():
+            continue
+        try:
+            obj = json.loads(chunk.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            lines.append((number, f"not valid UTF-8 (byte {exc.start + 1})"))
+            continue
+        except ValueError as exc:
+            lines.append((number, f"invalid JSON: {exc}"))
+            continue
+        lines.append((number, obj if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"))
+    if not lines:
+        raise InputError("the golden set is empty", where=str(path), hint="write one JSON object a line")
+    if not any(isinstance(obj, dict) for _, obj in lines):
+        raise InputError("not a JSONL golden set: no line is a JSON object", where=str(path),
+                         hint='each line must look like {"id": "q1", "query": "...", "relevant": ["doc"]}')
+    return lines
+
+
+def _present(doc_id: str, documents: Set[str]) -> bool:
+    return doc_id in documents or ("#" in doc_id and doc_id.split("#", 1)[0] in documents)
+
+
+def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", documents: Set[str] | None = None,
+                   min_per_tag: int = 5) -> ValidationReport:
+    """Validate decoded golden-set lines (see the module docstring for the checks)."""
+    findings: list[Finding] = []
+    queries: list[GoldenQuery] = []
+    first_line: dict[str, int] = {}
+    for number, obj in lines:
+        loc = where(source, number)
+        if isinstance(obj, str):
+            findings.append(Finding("error", "invalid-json", obj, number,
+                                    hint="each line must be one complete JSON object"))
+            continue
+        try:
+            q = parse_golden_line(obj, loc)
+        except InputError as exc:
+            findings.append(Finding("error", "schema", exc.message, number, _ids(obj), exc.hint))
+            continue
+        if q.id in first_line:
+            findings.append(Finding("error", "duplicate-id",
+                                    f"duplicate question id {q.id!r} (first seen on line {first_line[q.id]})",
+                                    number, (q.id,), "give every question a unique id"))
+            continue
+        first_line[q.id] = number
+        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+
+    findings += _question_findings(queries)
+    findings += _label_findings(queries, documents)
+    tags = _tag_counts(queries)
+    findings += [Finding("warning", "small-tag",
+                         f"tag {tag!r} has {n} question{'s' if n != 1 else ''}, fewer than {min_per_tag}: "
+                         "too few to measure", None, (),
+                         f"add questions tagged {tag!r}, or merge the tag into a broader one")
+                 for tag, n in tags.items() if n < min_per_tag]
+    answerable = sum(q.answerable for q in queries)
+    if queries and not answerable:
+        findings.append(Finding("warning", "no-answerable", "no question has a relevant document: no metric "
+                                "can be computed", hint="label the relevant documents of at least some questions"))
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    findings.sort(key=lambda f: (order[f.severity], f.line if f.line is not None else 1 << 62, f.code))
+    return ValidationReport(source, len(queries), answerable, len(queries) - answerable, tags,
+                            tuple(findings), None if documents is None else len(documents), min_per_tag)
+
+
+def _ids(obj: Mapping[str, Any]) -> tuple[str, ...]:
+    qid = obj.get("id")
+    return (qid,) if isinstance(qid, str) and qid else ()
+
+
+def _question_findings(queries: Sequence[GoldenQuery]) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: dict[str, GoldenQuery] = {}
+    texts: list[str] = []
+    kept: list[GoldenQuery] = []
+    for q in queries:
+        if not q.query.strip():
+            findings.append(Finding("error", "empty-question", f"question {q.id!r} is empty", q.line, (q.id,),
+                                    "write the question a user would ask, or remove the line"))
+            continue
+        key = normalise(q.query)
+        if key in seen:
+            first = seen[key]
+            findings.append(Finding("warning", "duplicate-question",
+                                    f"question {q.id!r} repeats {first.id!r} (line {first.line})", q.line,
+                                    (first.id, q.id), "keep one of them: a repeated question counts twice in every mean"))
+            continue
+        seen[key] = q
+        texts.append(q.query)
+        kept.append(q)
+    for i, j, similarity in near_duplicate_pairs(texts, NEAR_DUPLICATE_JACCARD):
+        a, b = kept[i], kept[j]
+        same = "; same relevant documents" if a.relevant and dict(a.relevant) == dict(b.relevant) else ""
+        findings.append(Finding("warning", "near-duplicate",
+                                f"question {b.id!r} is a near-duplicate of {a.id!r} (line {a.line}; "
+                                f"word overlap {similarity:.2f}{same})", b.line, (a.id, b.id),
+                                "keep one, or reword one so that it tests something different"))
+    return findings
+
+
+def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) -> list[Finding]:
+    findings: list[Finding] = []
+    for q in queries:
+        chunks = [d for d in q.relevant if CHUNK_ID.search(d)]
+        if chunks:
+            findings.append(Finding("warning", "chunk-id",
+                                    f"question {q.id!r}: relevant id{'s' if len(chunks) > 1 else ''} "
+                                    f"{', '.join(map(repr, chunks))} look{'' if len(chunks) > 1 else 's'} like a chunk id",
+                                    q.line, (q.id,), CHUNK_HINT))
+        if documents is not None:
+            stale = [d for d in q.relevant if not _present(d, documents)]
+            if stale:
+                findings.append(Finding("error", "stale-label",
+                                        f"question {q.id!r}: relevant id{'s' if len(stale) > 1 else ''} "
+                                        f"{', '.join(map(repr, stale))} not in the index (a stale label, "
+                                        "not a retrieval miss)", q.line, (q.id,),
+                                        "relabel the question with the documents that now answer it, or re-index"))
+    return findings
+
+
+def _tag_counts(queries: Iterable[GoldenQuery]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for q in queries:
+        for tag in q.tags:
+            counts[tag] = counts.get(tag, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_per_tag: int = 5) -> ValidationReport:
+    """Read and validate a golden-set file (see :func:`validate_lines`)."""
+    if min_per_tag < 0:
+        raise InputError(f"--min-per-tag must be >= 0, got {min_per_tag}")
+    return validate_lines(read_lines(path), source=str(path), documents=documents, min_per_tag=min_per_tag)
+
+
+def render_text(report: ValidationReport) -> str:
+    """The report for a terminal: a summary line, each finding with file:line, the tag counts."""
+    out = [f"{report.source}: {report.questions} questions ({report.answerable} answerable, "
+           f"{report.no_answer} no-answer), {len(report.tags)} tags"]
+    if report.documents is not None:
+        out.append(f"relevant ids checked against {report.documents} documents "
+                   "(a section id doc#section counts as present when doc is)")
+    if report.findings:
+        out.append("")
+    for f in report.findings:
+        place = where(report.source, f.line) if f.line is not None else report.source
+        out.append(f"{f.severity.upper():7} {place}: [{f.code}] {f.message}")
+        if f.hint:
+            out.append(f"        hint: {f.hint}")
+    if report.tags:
+        out.append("")
+        out.append("questions per tag: " + ", ".join(
+            f"{tag} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
+        if any(n < report.min_per_tag for n in report.tags.values()):
+            out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
+    errors, warnings = report.count("error"), report.count("warning")
+    out.append("")
+    out.append("clean: no errors, no warnings" if not errors and not warnings else
+               f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}")
+    return "\n".join(out) + "\n"
+
+
+def render_json(report: ValidationReport) -> str:
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"

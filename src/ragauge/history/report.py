@@ -1,0 +1,295 @@
+"""The history over time: series per metric (overall and by tag), event markers, flips between two
+points, and the text and JSON renderings. Pure functions over ``Entry`` values; no files, no clock."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragauge.errors import InputError
+from ragauge.history.model import Entry
+
+HISTORY_JSON_VERSION = 1
+BLOCKS = "▁▂▃▄▅▆▇█"
+MISSING = "·"
+LABEL_MARK, GOLDEN_MARK, BOTH_MARK = "L", "G", "*"
+
+
+@dataclass(frozen=True)
+class Point:
+    entry_id: int | None
+    recorded_at: str
+    value: float | None
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class Series:
+    """One metric over time, overall (``tag`` None) or for one tag; a point per entry, None where the
+    entry has no such value."""
+
+    metric: str
+    tag: str | None
+    points: tuple[Point, ...]
+
+    @property
+    def values(self) -> list[float | None]:
+        return [p.value for p in self.points]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "tag": self.tag,
+                "points": [{"entry": p.entry_id, "recorded_at": p.recorded_at, "value": p.value, "n": p.n}
+                           for p in self.points]}
+
+
+@dataclass(frozen=True)
+class Marker:
+    """What happened at an entry: a label (a re-index, say) and whether the golden set changed
+    (its hash differs from the previous entry's)."""
+
+    entry_id: int | None
+    label: str | None
+    golden_changed: bool
+
+    @property
+    def mark(self) -> str:
+        if self.label and self.golden_changed:
+            return BOTH_MARK
+        return LABEL_MARK if self.label else GOLDEN_MARK if self.golden_changed else " "
+
+
+def markers(entries: Sequence[Entry]) -> list[Marker]:
+    """One marker per entry, in order; the first entry never counts as a golden-set change."""
+    return [Marker(e.id, e.label, i > 0 and e.golden_hash != entries[i - 1].golden_hash)
+            for i, e in enumerate(entries)]
+
+
+def canonical_metrics(names: Sequence[str] | None) -> list[str] | None:
+    """``["Recall@5"]`` -> ``["recall@5"]`` (None stays None)."""
+    if not names:
+        return None
+    from ragauge.metrics.spec import parse_metrics
+
+    return [str(s) for s in parse_metrics(list(names))]
+
+
+def build_series(entries: Sequence[Entry], metrics: Sequence[str] | None = None,
+                 tags: Sequence[str] | None = None) -> list[Series]:
+    """For each metric (every one recorded, in first-seen order, or those asked for): the overall
+    series, then one per tag (every tag recorded, by name, or those asked for).
+
+    Raises InputError for a metric or tag that no entry has, naming those that exist.
+    """
+    known = list(dict.fromkeys(m for e in entries for m in e.metrics))
+    known_tags = sorted({t for e in entries for t in e.by_tag})
+    wanted = canonical_metrics(metrics) or known
+    for m in wanted:
+        if m not in known:
+            raise InputError(f"no recorded evaluation has {m}", hint=f"recorded metrics: {', '.join(known) or 'none'}")
+    for t in tags or ():
+        if t not in known_tags:
+            raise InputError(f"no recorded evaluation has the tag {t!r}",
+                             hint=f"recorded tags: {', '.join(known_tags) or 'none'}")
+    scopes: list[str | None] = [None, *(tags if tags else known_tags)]
+    out = []
+    for m in wanted:
+        for tag in scopes:
+            points = []
+            for e in entries:
+                if tag is None:
+                    points.append(Point(e.id, e.recorded_at, e.summary.get(m), e.counts.get("answerable")))
+                else:
+                    row = e.by_tag.get(tag, {})
+                    n = row.get("n")
+                    points.append(Point(e.id, e.recorded_at, row.get(m), None if n is None else int(n)))
+            if tag is None or any(p.value is not None for p in points):
+                out.append(Series(m, tag, tuple(points)))
+    return out
+
+
+def sparkline(values: Sequence[float | None]) -> str:
+    """One block per value, scaled from the lowest to the highest value present (all the same: the
+    middle block); ``·`` where a value is missing."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return MISSING * len(values)
+    lo, hi = min(present), max(present)
+    out = []
+    for v in values:
+        if v is None:
+            out.append(MISSING)
+        elif hi - lo < 1e-12:
+            out.append(BLOCKS[3])
+        else:
+            out.append(BLOCKS[min(int((v - lo) / (hi - lo) * len(BLOCKS)), len(BLOCKS) - 1)])
+    return "".join(out)
+
+
+def resolve_entry(entries: Sequence[Entry], ref: str) -> Entry:
+    """An entry by id (``3`` or ``#3``), or ``last``, ``prev`` (the one before last), ``first``."""
+    if not entries:
+        raise InputError("the history is empty", hint="record an evaluation: ragauge eval ... --record")
+    text = ref.strip().lower().lstrip("#")
+    named = {"last": -1, "latest": -1, "prev": -2, "previous": -2, "first": 0}
+    if text in named:
+        index = named[text]
+        if len(entries) < (2 if index == -2 else 1):
+            raise InputError(f"'{ref}' needs at least two recorded evaluations")
+        return entries[index]
+    if text.isdigit():
+        for e in entries:
+            if e.id == int(text):
+                return e
+    ids = ", ".join(str(e.id) for e in entries[-10:])
+    raise InputError(f"no recorded evaluation {ref!r}", hint=f"use an id ({ids}) or last, prev, first")
+
+
+@dataclass(frozen=True)
+class Flip:
+    id: str
+    query: str
+    tags: tuple[str, ...]
+    before: float
+    after: float
+    rank_before: int | None
+    rank_after: int | None
+
+
+@dataclass(frozen=True)
+class Flips:
+    """Questions whose ``metric`` crossed zero between entries ``a`` and ``b``: ``lost`` went from a value
+    above zero to zero (for hit@k: hit -> miss), ``gained`` the other way."""
+
+    metric: str
+    a: int | None
+    b: int | None
+    lost: tuple[Flip, ...]
+    gained: tuple[Flip, ...]
+    compared: int
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        def rows(flips: tuple[Flip, ...]) -> list[dict[str, Any]]:
+            return [{"id": f.id, "query": f.query, "tags": list(f.tags), "before": f.before, "after": f.after,
+                     "rank_before": f.rank_before, "rank_after": f.rank_after} for f in flips]
+        return {"metric": self.metric, "a": self.a, "b": self.b, "compared": self.compared,
+                "lost": rows(self.lost), "gained": rows(self.gained), "only_a": list(self.only_a),
+                "only_b": list(self.only_b)}
+
+
+def flip_metric(a: Entry, b: Entry, metric: str | None = None) -> str:
+    """The metric flips are read on: ``metric`` when given, else the hit@k with the largest k that both
+    entries have, else the first metric of ``a`` that ``b`` has too."""
+    common = [m for m in a.metrics if m in b.metrics]
+    if metric is not None:
+        name = (canonical_metrics([metric]) or [metric])[0]
+        if name not in common:
+            raise InputError(f"{name} is not recorded in both evaluations", hint=f"in both: {', '.join(common) or 'none'}")
+        return name
+    from ragauge.metrics.spec import parse_metric
+
+    hits = [(parse_metric(m).k or 0, m) for m in common if m.startswith("hit@")]
+    if hits:
+        return max(hits)[1]
+    if not common:
+        raise InputError(f"evaluations {a.id} and {b.id} share no metric")
+    return common[0]
+
+
+def find_flips(a: Entry, b: Entry, metric: str | None = None) -> Flips:
+    """The questions that flipped between ``a`` and ``b`` (both with their ``questions`` loaded), in ``a``'s
+    order; questions in only one of them are listed apart."""
+    name = flip_metric(a, b, metric)
+    qa = {q.id: q for q in a.questions}
+    qb = {q.id: q for q in b.questions}
+    lost: list[Flip] = []
+    gained: list[Flip] = []
+    for qid, before in qa.items():
+        after = qb.get(qid)
+        if after is None or name not in before.values or name not in after.values:
+            continue
+        v0, v1 = before.values[name], after.values[name]
+        if (v0 > 0) != (v1 > 0):
+            flip = Flip(qid, after.query, after.tags, v0, v1, before.first_relevant_rank, after.first_relevant_rank)
+            (lost if v0 > 0 else gained).append(flip)
+    return Flips(name, a.id, b.id, tuple(lost), tuple(gained), len(qa.keys() & qb.keys()),
+                 tuple(q for q in qa if q not in qb), tuple(q for q in qb if q not in qa))
+
+
+# --- renderings --------------------------------------------------------------------------------------
+
+def _short_hash(h: str) -> str:
+    return h.split(":", 1)[-1][:8]
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def render_text(entries: Sequence[Entry], marks: Sequence[Marker], series: Sequence[Series],
+                flip: Flips | None = None, source: str = "") -> str:
+    """Entries table, then one row per series with its sparkline, then the flips when given.
+    ``marks`` are the entries' markers (``markers`` over the whole history, then cut like ``entries``)."""
+    if not entries:
+        return f"history {source}: no recorded evaluations\n"
+    lines = [f"history {source} · {len(entries)} evaluation(s) · {entries[0].recorded_at[:10]} → "
+             f"{entries[-1].recorded_at[:10]}", ""]
+    lines.append(f"{'#':>4}  {'recorded (UTC)':<16}  {'golden':<10}  {'commit':<8}  {'label / retriever'}")
+    for e, m in zip(entries, marks):
+        golden = _short_hash(e.golden_hash) + (" G" if m.golden_changed else "")
+        what = f"[{e.label}] " if e.label else ""
+        what += _clip(e.retriever or e.run_path or "", 70)
+        lines.append(f"{e.id if e.id is not None else '-':>4}  {e.recorded_at[:16].replace('T', ' '):<16}  "
+                     f"{golden:<10}  {(e.git_commit or '-')[:8]:<8}  {what}".rstrip())
+    metric_w = max([len("metric"), *(len(s.metric) for s in series)])
+    tag_w = min(max([len("(all)"), *(len(s.tag or "") for s in series)]), 24)
+    trend_w = max(len("trend"), len(entries))
+    lines += ["", f"{'metric':<{metric_w}}  {'tag':<{tag_w}}  {'trend':<{trend_w}}  {'first':>6}  {'last':>6}  "
+              f"{'min':>6}  {'max':>6}  {'Δ last':>7}"]
+    lines.append(f"{'':<{metric_w}}  {'events':<{tag_w}}  {''.join(m.mark for m in marks):<{trend_w}}")
+    for s in series:
+        present = [v for v in s.values if v is not None]
+        tag = (s.tag or "(all)")[:tag_w]
+        if not present:
+            continue
+        both = [v for v in s.values[-2:] if v is not None]
+        delta = f"{both[1] - both[0]:+.4f}" if len(both) == 2 else "-"
+        lines.append(f"{s.metric:<{metric_w}}  {tag:<{tag_w}}  {sparkline(s.values):<{trend_w}}  "
+                     f"{present[0]:>6.4f}  {present[-1]:>6.4f}  {min(present):>6.4f}  {max(present):>6.4f}  {delta:>7}")
+    lines += ["", f"trend: one block per evaluation, scaled from each row's min to its max ({MISSING} no value); "
+              f"events: {LABEL_MARK} labelled, {GOLDEN_MARK} golden set changed, {BOTH_MARK} both"]
+    if flip is not None:
+        lines += [""] + flips_text(flip)
+    return "\n".join(lines) + "\n"
+
+
+def flips_text(f: Flips) -> list[str]:
+    def rank(r: int | None) -> str:
+        return "-" if r is None else str(r)
+
+    lines = [f"flips on {f.metric} from #{f.a} to #{f.b}: {len(f.lost)} lost (hit → miss), "
+             f"{len(f.gained)} gained (miss → hit) of {f.compared} questions in both"]
+    for title, rows in (("lost", f.lost), ("gained", f.gained)):
+        if rows:
+            lines.append(f"  {title}:")
+            lines += [f"    {r.id}  first relevant rank {rank(r.rank_before)} → {rank(r.rank_after)}  "
+                      f"{_clip(r.query, 70)}" for r in rows]
+    if f.only_a or f.only_b:
+        lines.append(f"  not compared: {len(f.only_a)} question(s) only in #{f.a}, {len(f.only_b)} only in #{f.b}")
+    return lines
+
+
+def history_json(entries: Sequence[Entry], marks: Sequence[Marker], series: Sequence[Series],
+                 flip: Flips | None = None) -> dict[str, Any]:
+    """The raw series with the entries (without per-question rows), their markers and the flips."""
+    out: dict[str, Any] = {
+        "ragauge_history": HISTORY_JSON_VERSION,
+        "entries": [{**e.to_dict(), "golden_changed": m.golden_changed} for e, m in zip(entries, marks)],
+        "series": [s.to_dict() for s in series],
+    }
+    if flip is not None:
+        out["flips"] = flip.to_dict()
+    return out
