@@ -24,6 +24,9 @@ from ragauge.errors import InputError
               help="Cutoff(s) for the default metrics hit@k, recall@k, mrr, ndcg@k; e.g. 1,5,10.")
 @click.option("--metrics", help="Comma-separated metric specs instead, e.g. hit@1,recall@10,mrr,ndcg@10.")
 @retriever_options
+@click.option("--corpus", type=click.Path(path_type=Path),
+              help="The indexed corpus: relevant ids missing from it are reported as stale labels, not misses "
+                   "(automatic with a --retriever that knows its documents).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @report_options
@@ -32,7 +35,7 @@ from ragauge.errors import InputError
 @click.option("--label", help='With --record: a note for this point, e.g. "re-index 2026-12".')
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
-                 on_error: str, doc_id_key: str | None, config_path: Path | None, doc_id_sep: str | None,
+                 on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None, doc_id_sep: str | None,
                  doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int, no_color: bool,
                  record: bool, history_path: Path, label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
@@ -64,13 +67,19 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         raise InputError("--history and --label go with --record", hint="add --record to append this result")
     fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
     if spec is not None:
-        golden_set, run = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
+        golden_set, run, documents = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                                   retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
     else:
         golden_set, run = load_golden(golden), read_run(run_path, run_format)  # type: ignore[arg-type]
+        documents = None
+    if corpus is not None:
+        from ragauge.retrieve.corpus import read_documents
+
+        documents = {doc_id for doc_id, _, _ in read_documents(corpus)}
     evaluation = evaluate_run(
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
+        known_documents=documents,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

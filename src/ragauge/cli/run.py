@@ -29,8 +29,11 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False) -> tuple[Any, Any]:
-    """Load the golden set, open the retriever, run it (with a progress line on a terminal)."""
+            resume: bool = False) -> tuple[Any, Any, set[str] | None]:
+    """Load the golden set, open the retriever, run it (with a progress line on a terminal).
+
+    Returns the golden set, the run, and the document ids the index holds when the adapter
+    knows them (for drift checks)."""
     from ragauge.data.golden import load_golden
     from ragauge.retrieve.base import RetrieverOptions
     from ragauge.retrieve.executor import ExecutorOptions, Progress, run_retriever, terminal_progress
@@ -43,6 +46,7 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     progress = Progress(on_result=terminal_progress(spec.split("?")[0]))
     try:
         run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress, spec=spec)
+        documents = retriever.documents()
     except KeyboardInterrupt:
         where = f"; continue with: ragauge run ... -o {output} --resume" if output else ""
         click.echo(f"\ninterrupted after {progress.done} of {progress.total} questions{where}", err=True)
@@ -53,7 +57,7 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
         click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
                                f"({'left out' if on_error == 'skip' else 'scored 0'}); see 'error' in the run",
                                fg="yellow"), err=True)
-    return golden, run
+    return golden, run, documents
 
 
 def _retriever_config(path: Path | None) -> dict[str, Any]:
@@ -83,6 +87,6 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
       ragauge run golden.jsonl --retriever bm25:corpus.jsonl -o runs/bm25.jsonl
       ragauge run golden.jsonl --retriever https://search.internal/api/search --concurrency 16 -o runs/prod.jsonl
     """
-    _, run = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
+    _, run, _ = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                      on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume)
     click.echo(f"wrote {len(run.queries)} questions to {output}", err=True)
