@@ -44,6 +44,7 @@ class Scale:
     p_retrieved: float  # chance that a given relevant doc is in the run
     rank_skew: float  # rank = depth ** (U ** skew): larger skews toward rank 1
     score_top: float
+    score_sd: float
     score_gap: tuple[float, float]  # mean score gap at the top and at the bottom of a ranking
     decimals: int
     tag: str
@@ -51,9 +52,9 @@ class Scale:
 
 SCALES = {
     "msmarco": Scale("msmarco", 6980, 1000, 8_841_823, 1_102_400, (1, 2, 3, 4), (0.94, 0.05, 0.008, 0.002),
-                     0.585, 1.8, 22.0, (0.08, 0.004), 3, "bm25-synthetic"),
+                     0.585, 1.8, 22.0, 2.5, (0.03, 0.004), 3, "bm25-synthetic"),
     "golden": Scale("golden", 500, 20, 20_000, 100_000, (1, 2, 3), (0.6, 0.3, 0.1),
-                    0.6, 1.5, 0.85, (0.01, 0.004), 3, "dense-synthetic"),
+                    0.6, 1.5, 0.82, 0.04, (0.01, 0.004), 3, "dense-synthetic"),
 }
 
 
@@ -105,7 +106,7 @@ def generate(scale: Scale, out: Path, seed: int = SEED) -> dict[str, object]:
     # Scores: descending, gaps shrinking down the ranking, rounded so some neighbours tie.
     gaps_mean = np.geomspace(scale.score_gap[0], scale.score_gap[1], depth - 1)
     gaps = rng.exponential(gaps_mean, size=(n, depth - 1))
-    top = scale.score_top + rng.normal(0, scale.score_top * 0.12, size=(n, 1))
+    top = scale.score_top + rng.normal(0, scale.score_sd, size=(n, 1))
     scores = np.round(np.hstack([top, top - np.cumsum(gaps, axis=1)]), scale.decimals)
 
     out.mkdir(parents=True, exist_ok=True)
