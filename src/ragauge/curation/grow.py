@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
+from ragauge.data.files import read_input
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -139,14 +140,7 @@ def parse_log_line(obj: Mapping[str, Any], ref: str) -> LogEntry:
 def read_log(path: str | Path) -> tuple[list[LogEntry], list[str]]:
     """Log entries of a JSONL file and the ``file:line`` of each line that is not a JSON object."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("log file not found", where=str(path), hint="check the path") from None
-    except OSError as exc:
-        raise InputError(f"cannot read the log file: {exc.strerror}", where=str(path)) from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    raw = read_input(path, "log")
     entries: list[LogEntry] = []
     unreadable: list[str] = []
     for number, line in enumerate(raw.split(b"\n"), start=1):

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
+from ragauge.data.files import read_input
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.errors import InputError, where
 
@@ -124,14 +125,7 @@ def read_lines(path: str | Path) -> list[Line]:
     Raises InputError (exit 2) when the file is missing or unreadable, has no non-blank line, or no
     line at all is a JSON object (the file is not JSONL)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("golden set file not found", where=str(path), hint="check the path") from None
-    except OSError as exc:
-        raise InputError(f"cannot read golden set file: {exc.strerror}", where=str(path)) from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    raw = read_input(path, "golden set")
     lines: list[Line] = []
     for number, chunk in enumerate(raw.split(b"\n"), start=1):
         if not chunk.strip():

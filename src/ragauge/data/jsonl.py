@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ragauge.data.files import read_input
 from ragauge.errors import InputError, where
 
 
@@ -17,14 +18,7 @@ def read_jsonl(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, 
     unreadable files, invalid UTF-8, invalid JSON and lines that are not JSON objects.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file: {exc.strerror}", where=str(path)) from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    raw = read_input(path, what)
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue

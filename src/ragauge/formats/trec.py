@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragauge.data.files import read_input
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -41,16 +42,6 @@ class Qrels:
     docno: "pa.Array"
     rel: np.ndarray
     source: str
-
-
-def _read_bytes(path: Path, what: str) -> bytes:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file: {exc.strerror}", where=str(path)) from None
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 def _strip_comments(data: bytes) -> bytes:
@@ -133,7 +124,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
 
     options = _csv_options(fields, keep)
     if not path.is_file():
-        _read_bytes(path, what)  # raises the right "not found" / "cannot read" error
+        read_input(path, what)  # raises the right "not found" / "cannot read" error
     if path.stat().st_size == 0:
         return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
     try:
@@ -145,7 +136,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
                 return table
     except (pa.ArrowInvalid, UnicodeDecodeError):
         pass
-    raw = _read_bytes(path, what)
+    raw = read_input(path, what)
     data = _normalize(_strip_comments(raw))
     if not data.strip():
         return pa.table({name: pa.array([], type=t) for name, t in keep.items()})

@@ -40,6 +40,22 @@ class Retriever(Protocol):
     def close(self) -> None: ...
 
 
+class RetrieverBase:
+    """Defaults for adapters that know nothing of an index: no fingerprint, no document list,
+    nothing to close."""
+
+    spec: str
+
+    def fingerprint(self) -> str | None:
+        return None
+
+    def documents(self) -> set[str] | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
 class RetryableError(Exception):
     """A transient failure (timeout, connection reset, HTTP 429/5xx): the executor retries it."""
 

@@ -18,7 +18,7 @@ import numpy as np
 from ragauge.data.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.base import Retrieved, RetrieverOptions, split_spec
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, split_spec
 from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, read_documents
 
 _KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "chunk_overlap", "chunk_unit"}
@@ -41,7 +41,7 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
         raise InputError(f"bad bm25 option in {spec!r}: {exc}") from None
 
 
-class BM25Retriever:
+class BM25Retriever(RetrieverBase):
     """bm25s over passages (documents or chunks); thread-safe search."""
 
     def __init__(self, spec: str, path: Path, settings: dict[str, Any]) -> None:
@@ -128,8 +128,6 @@ class BM25Retriever:
     def documents(self) -> set[str] | None:
         return set(self.doc_ids)
 
-    def close(self) -> None:
-        pass
 
 
 def open(spec: str, options: RetrieverOptions) -> BM25Retriever:  # noqa: A001

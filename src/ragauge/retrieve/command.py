@@ -14,11 +14,11 @@ import subprocess
 from typing import Any
 
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, RetrieverOptions, RetryableError
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
 from ragauge.retrieve.coerce import coerce_hits
 
 
-class CommandRetriever:
+class CommandRetriever(RetrieverBase):
     def __init__(self, spec: str, argv: list[str], options: RetrieverOptions) -> None:
         self.spec = spec
         self.argv = argv
@@ -44,15 +44,6 @@ class CommandRetriever:
 
     def describe(self) -> dict[str, Any]:
         return {"command": self.argv}
-
-    def fingerprint(self) -> str | None:
-        return None
-
-    def documents(self) -> set[str] | None:
-        return None
-
-    def close(self) -> None:
-        pass
 
 
 def open(spec: str, options: RetrieverOptions) -> CommandRetriever:  # noqa: A001

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, RetrieverOptions, RetryableError
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
 from ragauge.retrieve.coerce import coerce_hits
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -61,7 +61,7 @@ def _dig(data: Any, path: str, spec: str) -> Any:
     return data
 
 
-class HttpRetriever:
+class HttpRetriever(RetrieverBase):
     def __init__(self, spec: str, options: RetrieverOptions) -> None:
         import httpx
 
@@ -111,12 +111,6 @@ class HttpRetriever:
     def describe(self) -> dict[str, Any]:
         return {"url": self.spec, "method": self.method, "headers": sorted(self.header_templates),
                 "body": self.body, "hits_path": self.hits_path or None}
-
-    def fingerprint(self) -> str | None:
-        return None
-
-    def documents(self) -> set[str] | None:
-        return None
 
     def close(self) -> None:
         self.client.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, RetrieverOptions
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
 from ragauge.retrieve.coerce import coerce_hits
 
 
@@ -45,7 +45,7 @@ def load_callable(target: str) -> Callable[..., Any]:
     return fn
 
 
-class PythonRetriever:
+class PythonRetriever(RetrieverBase):
     """Calls ``fn(query, n)``; coroutine functions run on a private event loop per call."""
 
     def __init__(self, spec: str, fn: Callable[..., Any], options: RetrieverOptions) -> None:
@@ -63,15 +63,6 @@ class PythonRetriever:
     def describe(self) -> dict[str, Any]:
         return {"callable": self.spec.partition(":")[2], "async": self.is_async,
                 "doc_id_key": self.options.doc_id_key}
-
-    def fingerprint(self) -> str | None:
-        return None
-
-    def documents(self) -> set[str] | None:
-        return None
-
-    def close(self) -> None:
-        pass
 
 
 async def _await(x: Any) -> Any:
