@@ -10,6 +10,7 @@ from ragauge.cli.eval import eval_command
 from ragauge.cli.gate import baseline_group, gate_command
 from ragauge.cli.golden import golden_group
 from ragauge.cli.history import history_command
+from ragauge.cli.index import index_group
 from ragauge.cli.metrics import metrics_command
 from ragauge.cli.run import run_command
 from ragauge.cli.report import report_command
@@ -51,6 +52,7 @@ cli.add_command(gate_command)
 cli.add_command(baseline_group)
 cli.add_command(metrics_command)
 cli.add_command(history_command)
+cli.add_command(index_group)
 cli.add_command(report_command)
 
 

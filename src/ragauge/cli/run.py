@@ -43,9 +43,9 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
     config = _retriever_config(config_path)
     retriever = open_retriever(spec, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=config))
-    progress = Progress(on_result=terminal_progress(spec.split("?")[0]))
+    progress = Progress(on_result=terminal_progress(retriever.spec.split("?")[0]))
     try:
-        run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress, spec=spec)
+        run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress)
         documents = retriever.documents()
     except KeyboardInterrupt:
         where = f"; continue with: ragauge run ... -o {output} --resume" if output else ""

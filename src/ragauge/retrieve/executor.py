@@ -107,7 +107,6 @@ def run_retriever(
     *,
     resume: bool = False,
     progress: Progress | None = None,
-    spec: str | None = None,
 ) -> Run:
     """Call ``retriever`` for every golden question and return the run.
 
@@ -129,7 +128,8 @@ def run_retriever(
     todo = [q for q in golden if q.id not in finished]
     progress.total, progress.done, progress.resumed = len(golden), len(done), len(done)
     if not meta:
-        meta = {"retriever": spec or retriever.spec, "settings": retriever.describe(),
+        meta = {"retriever": retriever.spec,  # the adapter's own spec, secrets removed
+                "settings": retriever.describe(),
                 "fingerprint": retriever.fingerprint(), "ragauge_version": __version__,
                 "golden_hash": golden.content_hash, "fetch": options.fetch, "concurrency": options.concurrency,
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
