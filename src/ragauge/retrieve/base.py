@@ -20,7 +20,8 @@ class Retrieved:
 @runtime_checkable
 class Retriever(Protocol):
     """A retriever ragauge can call. ``search`` is called from worker threads, so it must be
-    thread-safe (or the adapter sets ``max_concurrency = 1``).
+    thread-safe, or the adapter sets ``max_concurrency`` (the executor never runs more calls
+    at once than that).
 
     ``describe()`` returns JSON-safe settings written into run metadata (never secrets);
     ``fingerprint()`` identifies the corpus/index when known (else None); ``documents()``

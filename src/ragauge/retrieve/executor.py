@@ -146,11 +146,12 @@ def run_retriever(
     rng = random.Random(options.seed)
     lock = threading.Lock()
     results = list(done)
-    pool = ThreadPoolExecutor(max_workers=options.concurrency, thread_name_prefix="ragauge-retrieve")
+    workers = min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragauge-retrieve")
     try:
         pending: set[Future[QueryResult]] = set()
         queue = iter(todo)
-        for q in _take(queue, options.concurrency * 2):
+        for q in _take(queue, workers * 2):
             pending.add(pool.submit(_call, retriever, q, options, rng, progress, lock))
         while pending:
             finished_now, pending = wait(pending, return_when=FIRST_COMPLETED)
