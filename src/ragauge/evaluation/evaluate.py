@@ -12,7 +12,7 @@ import numpy as np
 
 from ragauge._version import __version__
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned

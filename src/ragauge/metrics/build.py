@@ -79,7 +79,6 @@ def build_rankings(
     ``keep_top`` records the source rows of each query's first documents (for reports).
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     run_qid, run_doc = as_string_array(run_qid), as_string_array(run_doc)
     starts, lengths, ids, order = _groups(run_qid)

@@ -18,17 +18,13 @@ import numpy as np
 from ragauge.data.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, split_spec
-from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, read_documents
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
+from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
 
 _KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "chunk_overlap", "chunk_unit"}
 
 
 def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
-    unknown = set(options) - _KNOWN
-    if unknown:
-        raise InputError(f"unknown bm25 option(s) {', '.join(sorted(unknown))} in {spec!r}",
-                         hint=f"known: {', '.join(sorted(_KNOWN))}")
     try:
         return {
             "k1": float(options.get("k1", 1.5)), "b": float(options.get("b", 0.75)),
@@ -131,10 +127,5 @@ class BM25Retriever(RetrieverBase):
 
 
 def open(spec: str, options: RetrieverOptions) -> BM25Retriever:  # noqa: A001
-    _, target, query = split_spec(spec)
-    if not target:
-        raise InputError("bm25: needs a corpus path", hint="e.g. --retriever bm25:corpus.jsonl")
-    path = Path(target)
-    if not path.exists():
-        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
-    return BM25Retriever(spec, path, _settings({**options.extra, **query}, spec))
+    path, settings = corpus_spec(spec, options.extra, _KNOWN)
+    return BM25Retriever(spec, path, _settings(settings, spec))

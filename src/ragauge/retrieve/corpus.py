@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -169,3 +169,22 @@ def cache_dir() -> Path:
     import os
 
     return Path(os.environ.get("RAGAUGE_CACHE") or Path.home() / ".cache" / "ragauge")
+
+
+def corpus_spec(spec: str, extra: Mapping[str, str], known: set[str]) -> tuple[Path, dict[str, str]]:
+    """The corpus path and options of ``scheme:PATH[?options]`` (``extra`` first, the spec's own
+    options win); InputError for a missing path, a corpus that does not exist, an unknown option."""
+    from ragauge.retrieve.base import split_spec
+
+    scheme, target, query = split_spec(spec)
+    if not target:
+        raise InputError(f"{scheme}: needs a corpus path", hint=f"e.g. --retriever {scheme}:corpus.jsonl")
+    path = Path(target)
+    if not path.exists():
+        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
+    options = {**extra, **query}
+    unknown = set(options) - known
+    if unknown:
+        raise InputError(f"unknown {scheme} option(s) {', '.join(sorted(unknown))} in {spec!r}",
+                         hint=f"known: {', '.join(sorted(known))}")
+    return path, options

@@ -27,8 +27,8 @@ import numpy as np
 from ragauge.data.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.base import Retrieved, RetrieverOptions, split_spec
-from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, read_documents
+from ragauge.retrieve.base import Retrieved, RetrieverOptions
+from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -140,10 +140,6 @@ def top_n(scores: np.ndarray, n: int) -> np.ndarray:
 
 
 def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
-    unknown = set(options) - DENSE_OPTIONS
-    if unknown:
-        raise InputError(f"unknown dense option(s) {', '.join(sorted(unknown))} in {spec!r}",
-                         hint=f"known: {', '.join(sorted(DENSE_OPTIONS))}")
     try:
         settings: dict[str, Any] = {
             "batch_size": int(options.get("batch_size", 64)),
@@ -250,10 +246,5 @@ class DenseRetriever:
 
 def open(spec: str, options: RetrieverOptions, *, embedder: MiniLM | None = None) -> DenseRetriever:  # noqa: A001
     """Open ``dense:PATH[?options]``; ``embedder`` reuses an already loaded model (else one is loaded)."""
-    _, target, query = split_spec(spec)
-    if not target:
-        raise InputError("dense: needs a corpus path", hint="e.g. --retriever dense:corpus.jsonl")
-    path = Path(target)
-    if not path.exists():
-        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
-    return DenseRetriever(spec, path, _settings({**options.extra, **query}, spec), embedder)
+    path, settings = corpus_spec(spec, options.extra, DENSE_OPTIONS)
+    return DenseRetriever(spec, path, _settings(settings, spec), embedder)

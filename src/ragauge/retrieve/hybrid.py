@@ -21,7 +21,8 @@ from urllib.parse import urlencode
 
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, split_spec
+from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions
+from ragauge.retrieve.corpus import corpus_spec
 
 K = TypeVar("K", bound=Hashable)
 
@@ -146,17 +147,15 @@ class HybridRetriever:
 def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
     from ragauge.retrieve.registry import open_retriever
 
-    _, target, query = split_spec(spec)
-    if not target:
-        raise InputError("hybrid: needs a corpus path", hint="e.g. --retriever hybrid:corpus.jsonl")
-    path = Path(target)
-    if not path.exists():
-        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
-    own, bm25_options, dense_options = _route({**options.extra, **query}, spec)
+    from ragauge.retrieve.bm25 import _KNOWN as BM25_OPTIONS
+    from ragauge.retrieve.dense import DENSE_OPTIONS
+
+    path, given = corpus_spec(spec, options.extra, set(_OWN) | BM25_OPTIONS | DENSE_OPTIONS)
+    own, bm25_options, dense_options = _route(given, spec)
     inner = dataclasses.replace(options, extra={})
-    bm25 = open_retriever(_sub_spec("bm25", target, bm25_options), inner)
+    bm25 = open_retriever(_sub_spec("bm25", str(path), bm25_options), inner)
     try:
-        dense = open_retriever(_sub_spec("dense", target, dense_options), inner)
+        dense = open_retriever(_sub_spec("dense", str(path), dense_options), inner)
     except BaseException:
         bm25.close()
         raise
