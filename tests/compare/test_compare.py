@@ -102,3 +102,25 @@ def test_cli_compares_saved_results(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(cli, ["compare", str(EXAMPLE / "bm25.run.jsonl"), str(tmp_path / "bm25.json")])
     assert r.exit_code == 2 and "--golden is needed" in r.stderr
+
+
+def test_html_comparison_is_offline_and_escaped(tmp_path: Path) -> None:
+    import html.parser
+    import re
+
+    args = ["compare", str(EXAMPLE / "bm25-nostem.run.jsonl"), str(EXAMPLE / "bm25.run.jsonl"),
+            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10", "--resamples", "500", "--format", "html"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 0, out.output
+    page = out.stdout
+    html.parser.HTMLParser().feed(page)
+    assert "<script" not in page and not re.search(r"(?:src|href)=\"(?!data:)", page)
+    assert "Content-Security-Policy" in page and "ndcg@10" in page and "got worse" in page
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"id": "q<b>", "query": "<script>alert(1)</script>", "relevant": ["a"]}\n')
+    for name, hits in (("base", '["a"]'), ("new", '["x", "a"]')):
+        (tmp_path / f"{name}.jsonl").write_text('{"id": "q<b>", "hits": ' + hits + "}\n")
+    out = CliRunner().invoke(cli, ["compare", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl"), "--golden",
+                                   str(golden), "--format", "html", "--resamples", "100"])
+    assert out.exit_code == 0, out.output
+    assert "<script>alert" not in out.stdout and "&lt;script&gt;alert(1)&lt;/script&gt;" in out.stdout

@@ -138,3 +138,18 @@ def test_pytest_helper(baseline: Path) -> None:
     assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, config=cfg).passed
     with pytest.raises(AssertionError, match="ndcg@10: baseline 0.6860, now 0.6617"):
         assert_no_regression(GOLDEN, WORSE, baseline=baseline, config=cfg)
+
+
+def test_gate_and_baseline_can_call_the_retriever(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    spec = f"bm25:{EXAMPLE / 'corpus.jsonl.gz'}"
+    base = tmp_path / "baseline.json"
+    cfg = str(EXAMPLE / "ragauge.toml")
+    r = invoke("baseline", "update", GOLDEN, "--retriever", spec, "--fetch", "100", "--baseline", str(base),
+               "--config", cfg, "--reason", "live bm25")
+    assert r.exit_code == 0, r.output
+    assert json.loads(base.read_text())["metrics"]["ndcg@10"] == pytest.approx(0.6863, abs=1e-4)
+    r = invoke("gate", GOLDEN, "--retriever", spec, "--fetch", "100", "--baseline", str(base), "--config", cfg)
+    assert r.exit_code == 0, r.output
+    r = invoke("gate", GOLDEN, "--baseline", str(base), "--config", cfg)
+    assert r.exit_code == 2 and "--run FILE or --retriever SPEC" in r.stderr

@@ -14,7 +14,9 @@ from ragauge.cli.options import write_output
 def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([
         click.argument("golden", type=click.Path(path_type=Path)),
-        click.option("--run", "run_path", required=True, type=click.Path(path_type=Path), help="Run file (JSONL or TREC)."),
+        click.option("--run", "run_path", type=click.Path(path_type=Path), help="Run file (JSONL or TREC)."),
+        click.option("--retriever", "spec", help="Call this retriever instead of reading a run (fetches --fetch, "
+                                                 "default 20; HTTP settings from the [retriever] table of --config)."),
         click.option("--baseline", "baseline_path", required=True, type=click.Path(path_type=Path),
                      help="Baseline JSON file, e.g. eval/baseline.json."),
         click.option("--config", "config_path", type=click.Path(path_type=Path),
@@ -27,13 +29,27 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _load(golden: Path, run_path: Path, config_path: Path | None) -> tuple[Any, Any, Any]:
+def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Path | None,
+          fetch: int | None) -> tuple[Any, Any, Any, int | None]:
+    """Golden set, run (read, or produced by calling the retriever), rules, and the fetch depth
+    the evaluation applies."""
+    from ragauge.config import find_config
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
-    from ragauge.config import find_config
+    from ragauge.errors import InputError
     from ragauge.gate.config import load_rules
 
-    return load_golden(golden), read_run(run_path), load_rules(config_path or find_config())
+    if (run_path is None) == (spec is None):
+        raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
+    rules = load_rules(config_path or find_config())
+    if spec is None:
+        return load_golden(golden), read_run(run_path), rules, fetch  # type: ignore[arg-type]
+    from ragauge.cli.run import execute
+
+    depth = fetch or 20
+    g, run, _ = execute(golden, spec, None, fetch=depth, concurrency=8, timeout=30.0, retries=3, on_error="zero",
+                        doc_id_key=None, config_path=config_path)
+    return g, run, rules, depth
 
 
 @click.command("gate")
@@ -41,7 +57,7 @@ def _load(golden: Path, run_path: Path, config_path: Path | None) -> tuple[Any, 
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
-def gate_command(golden: Path, run_path: Path, baseline_path: Path, config_path: Path | None, fetch: int | None,
+def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None, fetch: int | None,
                  doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
@@ -57,7 +73,7 @@ def gate_command(golden: Path, run_path: Path, baseline_path: Path, config_path:
     from ragauge.gate.run import run_gate
     from ragauge.reports.gate import render_gate
 
-    g, r, rules = _load(golden, run_path, config_path)
+    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     result = run_gate(g, r, baseline_path, rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
@@ -78,7 +94,7 @@ def baseline_group() -> None:
 @_run_options
 @click.option("--reason", help="Why these numbers are the new bar (required; recorded with your git identity).")
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
-def baseline_update_command(golden: Path, run_path: Path, baseline_path: Path, config_path: Path | None,
+def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                             fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None,
                             reason: str | None, accept_drop: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
@@ -94,7 +110,7 @@ def baseline_update_command(golden: Path, run_path: Path, baseline_path: Path, c
     from ragauge.gate.baseline import history_path
     from ragauge.gate.run import run_baseline_update
 
-    g, r, rules = _load(golden, run_path, config_path)
+    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     record = run_baseline_update(g, r, baseline_path, rules, reason=reason, accept_drop=accept_drop, fetch=fetch,
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())

@@ -93,7 +93,33 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_comparison_html(c: Comparison) -> str:
+    """One self-contained, offline page (autoescaped Jinja2, inline CSS and SVG, no script)."""
+    import jinja2
+    from markupsafe import Markup
+
+    loader = jinja2.PackageLoader("ragauge.reports", "templates")
+    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined)
+    css = loader.get_source(env, "report.css")[0]
+    width = 160.0
+    spans = [abs(x) for d in c.metrics.values() for x in (*d.ci95, d.diff) if x == x]
+    scale = max(spans + [1e-9])
+
+    def x(v: float) -> float:
+        return round(width / 2 + v / scale * (width / 2 - 6), 2)
+
+    rows = [{"name": m, "d": d, "lo": x(d.ci95[0]), "hi": x(d.ci95[1]), "mid": x(d.diff), "zero": x(0.0),
+             "color": "#2a7" if d.ci95[0] > 0 else "#c33" if d.ci95[1] < 0 else "#777"} for m, d in c.metrics.items()]
+    return env.get_template("comparison.html.j2").render(
+        css=Markup(css), meta=c.meta, base=c.meta["base"]["run"]["path"], new=c.meta["new"]["run"]["path"],
+        rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()), worse=c.worse_queries,
+        extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
+    )
+
+
 def render_comparison(c: Comparison, fmt: str) -> str:
+    if fmt == "html":
+        return render_comparison_html(c)
     if fmt == "json":
         return json.dumps(c.to_dict(), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
