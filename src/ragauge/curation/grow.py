@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
-from ragauge.data.files import read_input
+from ragauge.data.jsonl import decode_lines
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -140,16 +140,9 @@ def parse_log_line(obj: Mapping[str, Any], ref: str) -> LogEntry:
 def read_log(path: str | Path) -> tuple[list[LogEntry], list[str]]:
     """Log entries of a JSONL file and the ``file:line`` of each line that is not a JSON object."""
     path = Path(path)
-    raw = read_input(path, "log")
     entries: list[LogEntry] = []
     unreadable: list[str] = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            obj = None
+    for number, obj in decode_lines(path, what="log"):
         if isinstance(obj, dict):
             entries.append(parse_log_line(obj, where(path, number)))
         else:

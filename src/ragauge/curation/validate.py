@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
-from ragauge.data.files import read_input
+from ragauge.data.jsonl import decode_lines
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.errors import InputError, where
 
@@ -125,20 +125,8 @@ def read_lines(path: str | Path) -> list[Line]:
     Raises InputError (exit 2) when the file is missing or unreadable, has no non-blank line, or no
     line at all is a JSON object (the file is not JSONL)."""
     path = Path(path)
-    raw = read_input(path, "golden set")
-    lines: list[Line] = []
-    for number, chunk in enumerate(raw.split(b"\n"), start=1):
-        if not chunk.strip():
-            continue
-        try:
-            obj = json.loads(chunk.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            lines.append((number, f"not valid UTF-8 (byte {exc.start + 1})"))
-            continue
-        except ValueError as exc:
-            lines.append((number, f"invalid JSON: {exc}"))
-            continue
-        lines.append((number, obj if isinstance(obj, dict) else f"expected a JSON object, got {type(obj).__name__}"))
+    lines: list[Line] = [(n, obj[1] if isinstance(obj, tuple) else obj)
+                         for n, obj in decode_lines(path, what="golden set")]
     if not lines:
         raise InputError("the golden set is empty", where=str(path), hint="write one JSON object a line")
     if not any(isinstance(obj, dict) for _, obj in lines):
