@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 # Document ids that make tie-breaking interesting: prefixes of each other ("a" < "aa"), upper
 # before lower case in byte order ("B" < "a"), digits sorting as text ("d10" < "d2"), and a
 # non-ASCII letter (UTF-8 byte order equals code point order, as strcmp sees it).
-# Plus long ids that differ in one byte only, outside the bytes ragauge's 64-bit fingerprint
-# (ragauge.data.arrow.hash64: length and 8-byte windows at start, middle and end) looks at: equal
-# fingerprints, different documents. Duplicate detection must confirm candidates exactly.
+# Plus long ids that differ in one middle byte only (a fingerprint of the ends would call them
+# equal; tests/metrics/test_build.py forces every fingerprint to collide to test the exact check).
 COLLIDING = st.sampled_from("abBé9").map(lambda c: "P" * 8 + c + "Q" * 21)
 DOCNO = st.one_of(st.text(alphabet="abBd0129é", min_size=1, max_size=3), COLLIDING)
 QID = st.text(alphabet="q0127", min_size=1, max_size=2)

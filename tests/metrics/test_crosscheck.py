@@ -221,8 +221,8 @@ def test_trec_eval_from_files_equals_in_memory(case, cutoffs):
 
 
 def test_fingerprint_collisions_are_not_duplicates():
-    # same length, same first/middle/last 8 bytes: these two ids share ragauge's 64-bit
-    # fingerprint, yet are different documents: not a duplicate (trec path) and not folded (eval)
+    # same length, same first and last 8 bytes, different documents: not a duplicate (trec path)
+    # and not folded (eval); test_build.py covers fingerprints that truly collide
     a, b = "P" * 8 + "x" + "Q" * 21, "P" * 8 + "y" + "Q" * 21
     qrels = Qrels(pa.array(["q1"]), pa.array([b]), np.array([1]), "qrels")
     run = TrecRun(pa.array(["q1", "q1"]), pa.array([a, b]), np.array([1.0, 1.0]), "r", "run")

@@ -12,6 +12,7 @@ from ragauge.cli.golden import golden_group
 from ragauge.cli.history import history_command
 from ragauge.cli.index import index_group
 from ragauge.cli.metrics import metrics_command
+from ragauge.cli.process import tune_for_batch
 from ragauge.cli.run import run_command
 from ragauge.cli.report import report_command
 from ragauge.cli.trec_eval import trec_eval_command
@@ -58,4 +59,5 @@ cli.add_command(report_command)
 
 def main() -> None:
     """Console entry point."""
+    tune_for_batch()
     cli.main(prog_name="ragauge")

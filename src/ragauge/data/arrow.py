@@ -36,18 +36,36 @@ def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
     return values
 
 
-def hash64(values: "pa.Array") -> np.ndarray:
+def string_column(values: "pa.Array | pa.ChunkedArray") -> "pa.Array | pa.ChunkedArray":
+    """``values`` as ``string``, chunks kept as they are (combining copies every byte)."""
+    import pyarrow as pa
+
+    return values if values.type == pa.string() else values.cast(pa.string())
+
+
+def hash64(values: "pa.Array | pa.ChunkedArray") -> np.ndarray:
     """A 64-bit fingerprint per string, equal for equal strings.
 
-    Built from the length and two 8-byte windows (the first and the last 8 bytes), so distinct
-    strings can share a fingerprint; callers confirm candidate equalities exactly. Works in
-    blocks of strings to keep temporary memory small.
+    Built from the length and every 8-byte word of the string, so distinct strings share a
+    fingerprint only by chance; callers confirm candidate equalities exactly. Works chunk by
+    chunk and in blocks of strings to keep temporary memory small.
     """
-    values = as_string_array(values)
+    import pyarrow as pa
+
+    values = string_column(values)
+    out = np.empty(len(values), dtype=np.uint64)
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    at = 0
+    for chunk in chunks:
+        _hash_chunk(chunk, out[at:at + len(chunk)])
+        at += len(chunk)
+    return out
+
+
+def _hash_chunk(values: "pa.Array", out: np.ndarray) -> None:
     n = len(values)
-    out = np.empty(n, dtype=np.uint64)
     if n == 0:
-        return out
+        return
     offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=n + 1, offset=values.offset * 4)
     data = values.buffers()[2]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
@@ -55,22 +73,21 @@ def hash64(values: "pa.Array") -> np.ndarray:
     if len(raw) < end + 8:  # room to read 8 bytes at every string start
         raw = np.concatenate([raw[:end], np.zeros(8, np.uint8)])
     windows = np.ndarray(shape=(len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
-    all_ones = np.uint64(0xFFFFFFFFFFFFFFFF)
     for lo in range(0, n, _BLOCK):
         hi = min(n, lo + _BLOCK)
         starts = offsets[lo:hi].astype(np.int64)
-        lengths = offsets[lo + 1:hi + 1] - offsets[lo:hi]
-        short = lengths < 8
-        mask = np.full(hi - lo, all_ones)
-        mask[short] = (np.uint64(1) << (lengths[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+        lengths = (offsets[lo + 1:hi + 1] - offsets[lo:hi]).astype(np.int64)
         with np.errstate(over="ignore"):
             h = lengths.astype(np.uint64) * _M1
-            h ^= windows[starts] & mask
-            h = _mix(h)
-            starts += np.maximum(lengths - 8, 0)
-            h ^= windows[starts] & mask
-            out[lo:hi] = _mix(h)
-    return out
+            for word in range(0, int(lengths.max(initial=0)), 8):  # one pass per 8 bytes of the longest
+                live = np.flatnonzero(lengths > word) if word else slice(None)
+                left = lengths[live] - word
+                w = windows[starts[live] + word]
+                short = left < 8
+                if short.any():
+                    w[short] &= (np.uint64(1) << (left[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+                h[live] = _mix(h[live] ^ w)
+        out[lo:hi] = h
 
 
 def group_starts(values: "pa.Array") -> np.ndarray:

@@ -239,14 +239,14 @@ def _from_trec(path: Path) -> Run:
     """A TREC run ranked as trec_eval ranks it (score descending, ties by docno descending)."""
     import pyarrow as pa
 
-    from ragauge.formats.trec import read_trec_run, trec_ranking_order
+    from ragauge.formats.trec import read_trec_run, trec_ranking
 
     trec = read_trec_run(path)
-    order = trec_ranking_order(trec)
+    grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
-    if order is not None:
-        idx = pa.array(order)
-        qid, doc, score = qid.take(idx), doc.take(idx), score[order]
-    queries = tuple(dict.fromkeys(qid.unique().to_pylist())) if len(qid) else ()
+    if grouping.order is not None:
+        idx = pa.array(grouping.order)
+        qid, doc, score = qid.take(idx), doc.take(idx), score[grouping.order]
+    queries = tuple(grouping.ids)
     return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, queries, meta={"runid": trec.runid},
                source=str(path), format="trec")

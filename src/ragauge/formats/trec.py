@@ -19,16 +19,18 @@ from ragauge.errors import InputError, where
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ragauge.data.grouping import Grouping
+
 RUN_FIELDS = ("qid", "q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 
 
 @dataclass(frozen=True)
 class TrecRun:
-    """A TREC run in file order: one row per line."""
+    """A TREC run in file order: one row per line (string columns may be chunked)."""
 
-    qid: "pa.Array"
-    docno: "pa.Array"
+    qid: "pa.Array | pa.ChunkedArray"
+    docno: "pa.Array | pa.ChunkedArray"
     score: np.ndarray
     runid: str
     source: str
@@ -88,7 +90,7 @@ def _csv_options(fields: tuple[str, ...], keep: dict[str, "pa.DataType"]) -> dic
     import pyarrow.csv as pcsv
 
     return dict(
-        read_options=pcsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
+        read_options=pcsv.ReadOptions(column_names=list(fields), block_size=1 << 23),
         parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
         convert_options=pcsv.ConvertOptions(column_types=keep, include_columns=list(keep), strings_can_be_null=False,
                                             quoted_strings_can_be_null=False, null_values=[]),
@@ -96,9 +98,9 @@ def _csv_options(fields: tuple[str, ...], keep: dict[str, "pa.DataType"]) -> dic
 
 
 def _clean(table: "pa.Table") -> bool:
-    """A fast parse is trusted only if no string field holds a tab or CR and no line was a comment."""
+    """A fast parse is trusted only if no string field holds a control character (a tab, a CR)
+    and no line was a comment."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     for name in table.column_names:
         column = table.column(name)
@@ -106,12 +108,14 @@ def _clean(table: "pa.Table") -> bool:
             continue
         for chunk in column.chunks:
             data = chunk.buffers()[2]
-            if data is not None:
-                raw = np.frombuffer(data, dtype=np.uint8)
-                if np.any((raw == 9) | (raw == 13)):
-                    return False
-        if name == table.column_names[0] and pc.any(pc.starts_with(column, "#")).as_py():
-            return False
+            if data is None or len(chunk) == 0:
+                continue
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
+            raw = np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
+            if len(raw) and raw.min() < 14:  # tab, CR, other whitespace or control bytes
+                return False
+            if name == table.column_names[0] and np.any(raw[offsets[:-1][offsets[:-1] < offsets[1:]] - offsets[0]] == 35):
+                return False  # a line starting with '#'
     return True
 
 
@@ -152,15 +156,15 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
 
 
 def _numpy(column: "pa.ChunkedArray") -> np.ndarray:
-    """A numeric column as numpy without pyarrow's pandas-backed ChunkedArray path."""
-    return column.combine_chunks().to_numpy(zero_copy_only=False)
+    """A numeric column (no nulls) as one numpy array: chunks viewed, then concatenated once."""
+    if column.num_chunks == 1:
+        return column.chunk(0).to_numpy(zero_copy_only=False)
+    return np.concatenate([chunk.to_numpy(zero_copy_only=False) for chunk in column.chunks])
 
 
 def read_trec_run(path: str | Path) -> TrecRun:
     """Read a TREC run; the run id is the tag of the last line, as in trec_eval."""
     import pyarrow as pa
-
-    from ragauge.data.arrow import as_string_array
 
     path = Path(path)
     table = _read_table(path, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(), "score": pa.float64()}, "TREC run")
@@ -175,7 +179,7 @@ def read_trec_run(path: str | Path) -> TrecRun:
     score = _numpy(table.column("score"))
     if np.isnan(score).any():
         raise InputError("a score is NaN", where=str(path), hint="scores must be numbers")
-    return TrecRun(as_string_array(table.column("qid")), as_string_array(table.column("docno")), score, runid, str(path))
+    return TrecRun(table.column("qid"), table.column("docno"), score, runid, str(path))
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -207,49 +211,55 @@ def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: s
         )
 
 
-def trec_ranking_order(run: TrecRun) -> np.ndarray | None:
-    """Row order that ranks each query by score descending, ties by docno descending (strcmp),
-    rows of a query together; None when the file is already in that order.
+def trec_ranking(run: TrecRun) -> "Grouping":
+    """The run's rows grouped by query, each ranked by score descending, ties by docno
+    descending (strcmp), as trec_eval ranks them.
 
     Files are usually written query by query, best first: then only runs of tied scores need
-    their docnos compared, and only tied runs that are out of order get sorted.
+    their docnos compared, only tied runs out of order are reordered, and the rows stay where
+    they are (the grouping carries a row order instead).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ragauge.data.arrow import group_starts
+    from ragauge.data.arrow import ragged_arange
+    from ragauge.data.grouping import Grouping, contiguous
 
     n = len(run.qid)
+    grouping = contiguous(run.qid)
     if n < 2:
-        return None
-    starts = group_starts(run.qid)
-    ids = run.qid.take(pa.array(starts))
+        return grouping
     s = run.score
     new_q = np.zeros(n, dtype=bool)
-    new_q[starts] = True
+    new_q[grouping.starts] = True
     same_q = ~new_q[1:]
-    if pc.count_distinct(ids).as_py() != len(starts) or np.any(same_q & (s[1:] > s[:-1])):
+    if len(set(grouping.ids)) != len(grouping.ids) or np.any(same_q & (s[1:] > s[:-1])):
         table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
-        return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                 ("d", "descending")]).to_numpy()
-    tie = np.flatnonzero(same_q & (s[1:] == s[:-1]))  # rows tie with the next row
+        order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                  ("d", "descending")]).to_numpy()
+        return contiguous(run.qid, order)
+    tie = np.flatnonzero(same_q & (s[1:] == s[:-1]))  # rows that tie with the next row
     if len(tie) == 0:
-        return None
-    left = run.docno.take(pa.array(tie))
-    right = run.docno.take(pa.array(tie + 1))
-    if pc.all(pc.greater(left, right)).as_py():
-        return None
-    # sort within each run of tied rows by docno descending; everything else stays in place
-    in_run = np.zeros(n, dtype=bool)
-    in_run[tie] = True
-    in_run[tie + 1] = True
-    rows = np.flatnonzero(in_run)
-    run_id = np.cumsum(np.concatenate([[True], ~np.isin(rows[1:] - 1, tie) | (np.diff(rows) != 1)]))
-    table = pa.table({"r": run_id, "d": run.docno.take(pa.array(rows))})
-    local = pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")]).to_numpy()
+        return grouping
+    in_order = pc.greater(run.docno.take(pa.array(tie)), run.docno.take(pa.array(tie + 1)))
+    in_order = in_order.to_numpy(zero_copy_only=False)
+    if in_order.all():
+        return grouping
+    ties_next = np.zeros(n, dtype=bool)
+    ties_next[tie] = True
+    first = tie[~ties_next[tie - 1] | (tie == 0)]  # first row of each run of tied rows
+    size = np.diff(np.searchsorted(tie, np.append(first, n))) + 1
     order = np.arange(n)
-    order[rows] = rows[local]
-    return order
+    pair = size == 2  # most runs are two rows: swap them when out of order
+    swap = first[pair][~in_order[np.searchsorted(tie, first[pair])]]
+    order[swap], order[swap + 1] = swap + 1, swap
+    if not pair.all():  # longer runs: sort each by docno descending
+        rows = ragged_arange(first[~pair], size[~pair])
+        run_id = np.repeat(np.arange(int((~pair).sum())), size[~pair])
+        table = pa.table({"r": run_id, "d": run.docno.take(pa.array(rows))})
+        local = pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")]).to_numpy()
+        order[rows] = rows[local]
+    return Grouping(grouping.ids, grouping.starts, grouping.lengths, order)
 
 
 def format_trec_run_line(qid: str, docno: str, rank: int, score: float, tag: str) -> str:

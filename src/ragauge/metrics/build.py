@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ragauge.data.arrow import as_string_array, group_starts, hash64, ragged_arange
+from ragauge.data.arrow import as_string_array, hash64, ragged_arange, string_column
 from ragauge.errors import InputError
 from ragauge.metrics.rankings import Rankings
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from ragauge.data.grouping import Grouping
 
 
 @dataclass(frozen=True)
@@ -37,30 +39,9 @@ class BuildInfo:
     top_rows: np.ndarray         # source-run rows of each query's first keep_top ranked documents
 
 
-def _groups(run_qid: "pa.Array") -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
-    """Contiguous groups of equal query ids: starts, lengths, ids; plus a row order if the
-    rows had to be regrouped (a query id appearing in several separate blocks)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(run_qid)
-    starts = group_starts(run_qid)
-    ids = run_qid.take(pa.array(starts)).to_pylist() if n else []
-    order = None
-    if len(set(ids)) != len(ids):
-        uniq = list(dict.fromkeys(ids))
-        codes = pc.index_in(run_qid, value_set=pa.array(uniq, pa.string())).to_numpy(zero_copy_only=False)
-        order = np.argsort(codes, kind="stable")
-        sorted_codes = codes[order]
-        starts = np.concatenate([[0], np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]).astype(np.int64)
-        ids = [uniq[c] for c in sorted_codes[starts]]
-    lengths = np.diff(np.append(starts, n)).astype(np.int64)
-    return starts, lengths, ids, order
-
-
 def build_rankings(
     query_ids: Sequence[str],
-    run_qid: "pa.Array",
+    run_qid: "pa.Array | Grouping",
     run_doc: "pa.Array",
     judgements: Judgements,
     *,
@@ -70,39 +51,39 @@ def build_rankings(
     source: str | None = None,
     keep_top: int = 0,
 ) -> tuple[Rankings, BuildInfo]:
-    """Rankings for ``query_ids`` (in that order) from run rows already in rank order per query.
+    """Rankings for ``query_ids`` (in that order) from a run's rows.
 
-    Rows of one query need not be contiguous; their relative order is the ranking. ``depth``
-    keeps each query's first ``depth`` rows before duplicate handling. Duplicate documents
-    within a query are folded into their first occurrence (``"first"``) or are an error.
-    Queries absent from the run get an empty ranking; judgements of other queries are ignored.
-    ``keep_top`` records the source rows of each query's first documents (for reports).
+    ``run_qid`` is either the query id of every row, rows already in rank order per query (rows
+    of one query need not be contiguous; their relative order is the ranking), or a
+    :class:`Grouping` that says which rows form each query's ranking. ``depth`` keeps each
+    query's first ``depth`` rows before duplicate handling. Duplicate documents within a query
+    are folded into their first occurrence (``"first"``) or are an error. Queries absent from
+    the run get an empty ranking; judgements of other queries are ignored. ``keep_top`` records
+    the source rows of each query's first documents (for reports).
     """
-    import pyarrow as pa
+    from ragauge.data.grouping import Grouping, group_rows
 
-    run_qid, run_doc = as_string_array(run_qid), as_string_array(run_doc)
-    starts, lengths, ids, order = _groups(run_qid)
-    where_q = {q: i for i, q in enumerate(ids)}
+    grouping = run_qid if isinstance(run_qid, Grouping) else group_rows(run_qid)
+    run_doc = string_column(run_doc)
+    where_q = {q: i for i, q in enumerate(grouping.ids)}
     nq = len(query_ids)
     sel = np.array([where_q.get(q, -1) for q in query_ids], dtype=np.int64)
     present = sel >= 0
-    q_starts = np.where(present, starts[np.maximum(sel, 0)] if len(starts) else 0, 0)
-    raw_lengths = np.where(present, lengths[np.maximum(sel, 0)] if len(lengths) else 0, 0).astype(np.int64)
+    q_starts = np.where(present, grouping.starts[np.maximum(sel, 0)] if len(grouping.starts) else 0, 0)
+    raw_lengths = np.where(present, grouping.lengths[np.maximum(sel, 0)] if len(grouping.lengths) else 0, 0)
+    raw_lengths = raw_lengths.astype(np.int64)
     q_lengths = raw_lengths if depth is None else np.minimum(raw_lengths, depth)
 
-    idx = ragged_arange(q_starts, q_lengths)
-    rows = order[idx] if order is not None else idx
-    identity = len(rows) == len(run_doc) and (len(rows) == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1)))
-    docs = run_doc if identity else run_doc.take(pa.array(rows))
-    qidx = np.repeat(np.arange(nq, dtype=np.int32 if nq < 2**31 else np.int64), q_lengths)
-
-    keep, folded = _fold_duplicates(docs, qidx, nq, duplicates, query_ids, source)
+    rows = grouping.rows(q_starts, q_lengths)  # run rows of every evaluated query, ranked
+    keep, folded = _fold_duplicates(run_doc, rows, q_lengths, duplicates, query_ids, source)
     if keep is not None:
-        rows, docs, qidx = rows[keep], docs.filter(pa.array(keep)), qidx[keep]
+        rows = rows[keep]
         q_lengths = q_lengths - folded
     starts_kept = np.concatenate([[0], np.cumsum(q_lengths)]).astype(np.int64)
+    qidx = np.repeat(np.arange(nq, dtype=np.int64), q_lengths)
 
-    entries, grades, num_rel, ideal_offsets, ideal_gains = _judge(query_ids, docs, qidx, judgements, rel_level)
+    entries, grades, num_rel, ideal_offsets, ideal_gains = _judge(query_ids, run_doc, rows, qidx, judgements,
+                                                                  rel_level)
     eq = qidx[entries]
     pos = entries - starts_kept[eq]
     offsets = np.concatenate([[0], np.cumsum(np.bincount(eq, minlength=nq))]).astype(np.int64)
@@ -111,50 +92,104 @@ def build_rankings(
     top_lengths = np.minimum(q_lengths, keep_top)
     top_rows = rows[ragged_arange(starts_kept[:-1], top_lengths)]
     top_offsets = np.concatenate([[0], np.cumsum(top_lengths)]).astype(np.int64)
-    return rankings, BuildInfo(present, raw_lengths, folded, tuple(ids), top_offsets, top_rows)
+    return rankings, BuildInfo(present, raw_lengths, folded, tuple(grouping.ids), top_offsets, top_rows)
 
 
 def _fold_duplicates(
-    docs: "pa.Array", qidx: np.ndarray, nq: int, mode: str, query_ids: Sequence[str], source: str | None,
+    run_doc: "pa.Array", rows: np.ndarray, lengths: np.ndarray, mode: str, query_ids: Sequence[str],
+    source: str | None,
 ) -> tuple[np.ndarray | None, np.ndarray]:
+    """Which of ``rows`` (ranked, ``lengths`` per query) to keep, and how many were folded per
+    query; None when no query holds a document twice."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
+    nq = len(lengths)
     folded = np.zeros(nq, dtype=np.int64)
-    if len(docs) < 2:
+    if len(rows) < 2:
         return None, folded
-    key = hash64(docs)
-    with np.errstate(over="ignore"):
-        key ^= qidx.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    sk = np.sort(key)
-    any_equal = bool(np.any(sk[1:] == sk[:-1]))
-    del sk
-    if not any_equal:
+    fp = hash64(run_doc)
+    if len(rows) != len(fp) or not _is_identity(rows):
+        fp = fp[rows]
+    pos, label = shared_in_segments(fp, lengths)
+    if len(pos) == 0:
         return None, folded
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    run_start = np.concatenate([[True], sk[1:] != sk[:-1]])
-    in_dup_run = ~run_start | np.concatenate([sk[1:] == sk[:-1], [False]])
-    cand = order[in_dup_run]  # positions whose fingerprint is shared within the query
-    seen: set[tuple[int, str]] = set()
-    later_list = []
-    for p, doc in zip(np.sort(cand).tolist(), docs.take(pa.array(np.sort(cand))).to_pylist()):
-        k = (int(qidx[p]), doc)
-        if k in seen:
-            later_list.append(p)
-        seen.add(k)
-    later = np.asarray(later_list, dtype=np.int64)
+    docs = run_doc.take(pa.array(rows[pos]))
+    group_start = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
+    head = np.repeat(group_start, np.diff(np.append(group_start, len(pos))))
+    same = pc.equal(docs, docs.take(pa.array(head))).to_numpy(zero_copy_only=False)
+    is_later = same & (np.arange(len(pos)) != head)
+    for g in np.unique(label[~same]):  # fingerprints that collided: compare exactly
+        members = np.flatnonzero(label == g)
+        seen: set[str] = set()
+        for m, doc in zip(members.tolist(), docs.take(pa.array(members)).to_pylist()):
+            is_later[m] = doc in seen
+            seen.add(doc)
+    later = np.sort(pos[is_later])
     if len(later) == 0:
         return None, folded
+    qidx = np.repeat(np.arange(nq, dtype=np.int64), lengths)
     if mode == "error":
-        first = int(later.min())
+        first = int(later[0])
         raise InputError(
-            f"query {query_ids[qidx[first]]!r} retrieves document {docs[first].as_py()!r} more than once",
-            where=source, hint="each document may appear once per query in a TREC run (as trec_eval requires)",
+            f"query {query_ids[qidx[first]]!r} retrieves document {run_doc[int(rows[first])].as_py()!r} more than "
+            "once", where=source, hint="each document may appear once per query in a TREC run (as trec_eval requires)",
         )
-    keep = np.ones(len(docs), dtype=bool)
+    keep = np.ones(len(rows), dtype=bool)
     keep[later] = False
     np.add.at(folded, qidx[later], 1)
     return keep, folded
+
+
+def _is_identity(rows: np.ndarray) -> bool:
+    return bool(rows[0] == 0 and rows[-1] == len(rows) - 1 and np.all(np.diff(rows) == 1))
+
+
+def shared_in_segments(values: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``values`` (consecutive segments of ``lengths``) whose value occurs more
+    than once within its segment, with a label per (segment, value); sorted by label, then by
+    position.
+
+    Each segment is sorted on its own (segments of similar length padded into one 2-D array),
+    which is several times faster than one sort of everything when segments are short.
+    """
+    values = np.asarray(values, dtype=np.uint64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    seg_start = np.cumsum(lengths) - lengths
+    width_class = np.zeros(len(lengths), dtype=np.int64)
+    many = lengths >= 2
+    width_class[many] = np.ceil(np.log2(lengths[many])).astype(np.int64)
+    pad = np.uint64(np.iinfo(np.uint64).max)
+    out_pos: list[np.ndarray] = []
+    out_label: list[np.ndarray] = []
+    next_label = 0
+    for c in np.unique(width_class[many]).tolist():
+        segs = np.flatnonzero(many & (width_class == c))
+        width, seg_len = 1 << c, lengths[segs]
+        block = np.full((len(segs), width), pad, dtype=np.uint64)
+        block[np.repeat(np.arange(len(segs)), seg_len), ragged_arange(np.zeros_like(seg_len), seg_len)] = \
+            values[ragged_arange(seg_start[segs], seg_len)]
+        valid = np.arange(1, width) < seg_len[:, None]
+        ordered = np.sort(block, axis=1)
+        hit = np.flatnonzero(((ordered[:, 1:] == ordered[:, :-1]) & valid).any(axis=1))
+        if len(hit) == 0:
+            continue
+        block, valid = block[hit], valid[hit]
+        perm = np.argsort(block, axis=1, kind="stable")  # real values precede equal padding
+        ordered = np.take_along_axis(block, perm, axis=1)
+        equal = (ordered[:, 1:] == ordered[:, :-1]) & valid
+        member = np.zeros(ordered.shape, dtype=bool)
+        member[:, 1:] |= equal
+        member[:, :-1] |= equal
+        r, col = np.nonzero(member)
+        value = ordered[r, col]
+        new = np.concatenate([[True], (r[1:] != r[:-1]) | (value[1:] != value[:-1])])
+        out_label.append(next_label + np.cumsum(new) - 1)
+        out_pos.append(seg_start[segs[hit[r]]] + perm[r, col])
+        next_label += int(new.sum())
+    if not out_pos:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(out_pos), np.concatenate(out_label)
 
 
 def _codes(values: "pa.Array", vocab: "pa.Array") -> np.ndarray:
@@ -166,9 +201,10 @@ def _codes(values: "pa.Array", vocab: "pa.Array") -> np.ndarray:
 
 
 def _judge(
-    query_ids: Sequence[str], docs: "pa.Array", qidx: np.ndarray, judgements: Judgements, rel_level: float,
+    query_ids: Sequence[str], run_doc: "pa.Array", rows: np.ndarray, qidx: np.ndarray, judgements: Judgements,
+    rel_level: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Judged rows (indices into ``docs``, in order) with their grades, plus per-query counts
+    """Judged entries (indices into ``rows``, in order) with their grades, plus per-query counts
     and ideal gains."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -189,10 +225,14 @@ def _judge(
 
     entries = np.zeros(0, dtype=np.int64)
     grades = np.zeros(0, dtype=np.float64)
-    if len(docs) and len(jkey):
-        rd = _codes(docs, vocab)
-        cand = np.flatnonzero(rd >= 0)  # rows whose document is judged for some query
-        rkey = qidx[cand].astype(np.int64) * v + rd[cand]
+    if len(rows) and len(jkey):
+        code = _codes(run_doc, vocab)  # per run row, in file order
+        judged = np.flatnonzero(code >= 0)
+        where = np.full(len(run_doc), -1, dtype=np.int64)
+        where[rows] = np.arange(len(rows), dtype=np.int64)
+        cand = np.sort(where[judged])
+        cand = cand[cand >= 0]  # entries whose document is judged for some query
+        rkey = qidx[cand] * v + code[rows[cand]]
         at = np.minimum(np.searchsorted(jkey, rkey), len(jkey) - 1)
         hit = jkey[at] == rkey
         entries, grades = cand[hit], kgrade[at[hit]]

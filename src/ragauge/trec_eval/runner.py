@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ragauge.errors import InputError
-from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking_order
+from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
 from ragauge.metrics.build import Judgements, build_rankings
 from ragauge.trec_eval.measures import TrecMeasure, select
 
@@ -43,17 +43,14 @@ def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:
 
 def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecEvalResult:
     """trec_eval's output lines for ``run`` judged by ``qrels`` under ``options``."""
-    import pyarrow as pa
-
     measures, unsupported = select(options.measures)
-    order = trec_ranking_order(run)
-    qid, docno = (run.qid, run.docno) if order is None else (run.qid.take(pa.array(order)), run.docno.take(pa.array(order)))
+    grouping = trec_ranking(run)
     judged_ids = set(qrels.qid.unique().to_pylist())
-    run_ids = set(run.qid.unique().to_pylist()) if len(run.qid) else set()
+    run_ids = set(grouping.ids)
     ids = judged_ids if options.complete else judged_ids & run_ids
     query_ids = sorted(ids, key=lambda s: s.encode("utf-8"))
     judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
-    rankings, _ = build_rankings(query_ids, qid, docno, judgements, rel_level=options.rel_level,
+    rankings, _ = build_rankings(query_ids, grouping, run.docno, judgements, rel_level=options.rel_level,
                                  depth=options.max_docs, duplicates="error", source=run.source)
     columns: list[tuple[str, TrecMeasure, np.ndarray]] = []
     for m in measures:

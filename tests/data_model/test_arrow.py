@@ -1,0 +1,45 @@
+"""Vectorized helpers over Arrow string columns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragauge.data.arrow import group_starts, hash64, ragged_arange
+
+TEXT = st.text(alphabet="ab\u00e9\U0001f600 #x0", max_size=30)
+
+
+@settings(deadline=None)
+@given(values=st.lists(TEXT, max_size=60), split=st.integers(0, 60))
+def test_hash64_equal_strings_equal_fingerprints_chunked_or_not(values, split):
+    flat = hash64(pa.array(values, pa.string()))
+    chunked = hash64(pa.chunked_array([values[:split], values[split:]], pa.string()))
+    sliced = hash64(pa.array(["pad"] + values, pa.string()).slice(1))
+    assert flat.tolist() == chunked.tolist() == sliced.tolist()
+    by_value: dict[str, int] = {}
+    for v, h in zip(values, flat.tolist()):
+        assert by_value.setdefault(v, h) == h
+
+
+def test_hash64_sees_every_byte():
+    # ids that differ in one byte anywhere, including the middle of long ids, and in length only
+    base = "doc-" + "x" * 40
+    variants = [base] + [base[:i] + "y" + base[i + 1:] for i in range(len(base))] + [base + "x", base[:-1], ""]
+    assert len(set(hash64(pa.array(variants)).tolist())) == len(variants)
+
+
+@given(values=st.lists(st.sampled_from(["a", "b", "c"]), max_size=40))
+def test_group_starts(values):
+    want = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+    assert group_starts(pa.array(values, pa.string())).tolist() == want
+    assert group_starts(pa.chunked_array([values[:3], values[3:]], pa.string())).tolist() == want
+
+
+@given(pairs=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 5)), max_size=10))
+def test_ragged_arange(pairs):
+    starts = np.array([s for s, _ in pairs], dtype=np.int64)
+    lengths = np.array([n for _, n in pairs], dtype=np.int64)
+    assert ragged_arange(starts, lengths).tolist() == [i for s, n in pairs for i in range(s, s + n)]
