@@ -8,33 +8,41 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragauge.metrics.build as build
-from ragauge.metrics.build import shared_in_segments
+import ragauge.metrics.duplicates as duplicates
+from ragauge.metrics.duplicates import shared_in_segments
 
 SEGMENTS = st.lists(st.lists(st.integers(0, 6), max_size=40), max_size=12)
 
 
-def _reference(segments: list[list[int]]) -> dict[tuple[int, int], list[int]]:
-    """(segment, value) -> positions, for values that occur more than once in their segment."""
-    out: dict[tuple[int, int], list[int]] = {}
-    at = 0
-    for s, seg in enumerate(segments):
-        for i, v in enumerate(seg):
-            out.setdefault((s, v), []).append(at + i)
-        at += len(seg)
-    return {k: p for k, p in out.items() if len(p) > 1}
-
-
 @settings(deadline=None)
-@given(segments=SEGMENTS, big=st.booleans())
-def test_shared_in_segments_matches_reference(segments, big):
-    values = np.array([v for seg in segments for v in seg], dtype=np.uint64)
+@given(segments=SEGMENTS, big=st.booleans(), padded=st.booleans(), layout=st.randoms(use_true_random=False))
+def test_shared_in_segments_matches_reference(segments, big, padded, layout):
+    """Segments laid out anywhere (shuffled, with gaps between them) or one after another."""
+    placed = list(range(len(segments)))
+    layout.shuffle(placed)
+    values: list[int] = []
+    starts = [0] * len(segments)
+    for i in placed:
+        values += [99] * layout.randint(0, 2)  # a gap: not in any segment
+        starts[i] = len(values)
+        values += segments[i]
+    array = np.array(values, dtype=np.uint64)
     if big:  # the largest fingerprint is also the padding value inside the function
-        values[values == 6] = np.iinfo(np.uint64).max
-    pos, label = shared_in_segments(values, np.array([len(s) for s in segments], dtype=np.int64))
+        array[array == 6] = np.iinfo(np.uint64).max
+    with pytest.MonkeyPatch.context() as mp:
+        if padded:  # group lengths by powers of two, padded, as for many distinct lengths
+            mp.setattr(duplicates, "EXACT_WIDTHS", 0)
+        pos, label = shared_in_segments(array, np.array([len(s) for s in segments]), np.array(starts))
     groups: dict[int, list[int]] = {}
     for p, lab in zip(pos.tolist(), label.tolist()):
         groups.setdefault(lab, []).append(p)
-    assert sorted(groups.values()) == sorted(_reference(segments).values())
+    want: list[list[int]] = []
+    for i, seg in enumerate(segments):
+        for v in set(seg):
+            at = [starts[i] + j for j, w in enumerate(seg) if w == v]
+            if len(at) > 1:
+                want.append(at)
+    assert sorted(groups.values()) == sorted(want)
     assert all(g == sorted(g) for g in groups.values())  # rank order within a group
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,22 +16,63 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class Grouping:
-    """Group ``g`` (query ``ids[g]``) is the run rows ``order[starts[g]:starts[g] + lengths[g]]``
-    in rank order; ``order`` None means the rows are already grouped and ranked (identity).
+    """Group ``g`` (query ``ids[g]``) ranks, best first, the rows at positions
+    ``starts[g] .. starts[g] + lengths[g] - 1`` of a row order.
 
-    Keeping a row order instead of reordered columns spares copying millions of strings when
-    only a few ties are out of place.
+    The row order is ``order`` when given (any permutation). Otherwise it is the identity,
+    except that ``moves = (positions, rows)`` puts ``rows[i]`` at ``positions[i]``; moves stay
+    within a group's block, so group ``g`` holds exactly the rows of its block (``in_blocks``).
+    Keeping a row order, or a few moves, instead of reordered columns spares copying millions
+    of strings when only some ties are out of place.
     """
 
     ids: list[str]
     starts: np.ndarray
     lengths: np.ndarray
     order: np.ndarray | None = None
+    moves: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def in_blocks(self) -> bool:
+        """Group ``g`` holds exactly the rows ``starts[g] .. starts[g] + lengths[g] - 1``."""
+        return self.order is None
+
+    @cached_property
+    def _row_order(self) -> np.ndarray | None:
+        if self.order is not None or self.moves is None:
+            return self.order
+        order = np.arange(int(self.lengths.sum()), dtype=np.int64)
+        order[self.moves[0]] = self.moves[1]
+        return order
 
     def rows(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Run rows of the ranked slices ``[starts[i], starts[i] + lengths[i])``, concatenated."""
+        """Rows at the ranked positions ``[starts[i], starts[i] + lengths[i])``, concatenated."""
         idx = ragged_arange(starts, lengths)
-        return idx if self.order is None else self.order[idx]
+        return idx if self._row_order is None else self._row_order[idx]
+
+    def rows_at(self, positions: np.ndarray) -> np.ndarray:
+        """The row at each ranked position (cheap for a few positions when ``in_blocks``)."""
+        if self.order is not None:
+            return self.order[positions]
+        return positions if self.moves is None else _remap(positions, *self.moves)
+
+    def positions_of(self, rows: np.ndarray) -> np.ndarray:
+        """The ranked position of each row; only when ``in_blocks``."""
+        assert self.order is None, "positions_of needs a grouping in blocks"
+        return rows if self.moves is None else _remap(rows, self.moves[1], self.moves[0])
+
+
+def _remap(values: np.ndarray, keys: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """``values`` with each value found in ``keys`` replaced by its target."""
+    if len(keys) == 0 or len(values) == 0:
+        return values
+    by_key = np.argsort(keys)
+    keys, targets = keys[by_key], targets[by_key]
+    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    hit = keys[at] == values
+    out = np.array(values, dtype=np.int64, copy=True)
+    out[hit] = targets[at[hit]]
+    return out
 
 
 def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = None) -> Grouping:

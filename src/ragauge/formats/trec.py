@@ -216,8 +216,8 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     descending (strcmp), as trec_eval ranks them.
 
     Files are usually written query by query, best first: then only runs of tied scores need
-    their docnos compared, only tied runs out of order are reordered, and the rows stay where
-    they are (the grouping carries a row order instead).
+    their docnos compared, and the rows stay where they are: the grouping records the few
+    moves that put tied rows in order.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -249,17 +249,18 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     ties_next[tie] = True
     first = tie[~ties_next[tie - 1] | (tie == 0)]  # first row of each run of tied rows
     size = np.diff(np.searchsorted(tie, np.append(first, n))) + 1
-    order = np.arange(n)
     pair = size == 2  # most runs are two rows: swap them when out of order
     swap = first[pair][~in_order[np.searchsorted(tie, first[pair])]]
-    order[swap], order[swap + 1] = swap + 1, swap
+    positions, rows = [swap, swap + 1], [swap + 1, swap]
     if not pair.all():  # longer runs: sort each by docno descending
-        rows = ragged_arange(first[~pair], size[~pair])
+        span = ragged_arange(first[~pair], size[~pair])
         run_id = np.repeat(np.arange(int((~pair).sum())), size[~pair])
-        table = pa.table({"r": run_id, "d": run.docno.take(pa.array(rows))})
+        table = pa.table({"r": run_id, "d": run.docno.take(pa.array(span))})
         local = pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")]).to_numpy()
-        order[rows] = rows[local]
-    return Grouping(grouping.ids, grouping.starts, grouping.lengths, order)
+        positions.append(span)
+        rows.append(span[local])
+    moves = (np.concatenate(positions).astype(np.int64), np.concatenate(rows).astype(np.int64))
+    return Grouping(grouping.ids, grouping.starts, grouping.lengths, moves=moves)
 
 
 def format_trec_run_line(qid: str, docno: str, rank: int, score: float, tag: str) -> str:
