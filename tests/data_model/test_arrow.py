@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragauge.data.arrow import group_starts, hash64, ragged_arange
+from ragauge.data.arrow import group_starts, hash64, ragged_arange, take
 
 TEXT = st.text(alphabet="ab\u00e9\U0001f600 #x0", max_size=30)
 
@@ -43,3 +43,14 @@ def test_ragged_arange(pairs):
     starts = np.array([s for s, _ in pairs], dtype=np.int64)
     lengths = np.array([n for _, n in pairs], dtype=np.int64)
     assert ragged_arange(starts, lengths).tolist() == [i for s, n in pairs for i in range(s, s + n)]
+
+
+@settings(deadline=None)
+@given(values=st.lists(TEXT, min_size=1, max_size=40), cuts=st.lists(st.integers(0, 40), max_size=4),
+       picks=st.lists(st.integers(0, 10_000), max_size=30))
+def test_take_reads_chunked_columns_chunk_by_chunk(values, cuts, picks):
+    bounds = sorted({0, len(values), *[min(c, len(values)) for c in cuts]})
+    chunked = pa.chunked_array([values[a:b] for a, b in zip(bounds, bounds[1:])], pa.string())
+    indices = np.array([p % len(values) for p in picks], dtype=np.int64)
+    assert take(chunked, indices).to_pylist() == [values[i] for i in indices]
+    assert take(pa.array(values, pa.string()), indices).to_pylist() == [values[i] for i in indices]

@@ -220,6 +220,23 @@ def test_trec_eval_from_files_equals_in_memory(case, cutoffs):
     assert f"{'num_q':<22}\tall\t{len(set(case.qrels) & set(case.run))}\n" in from_files
 
 
+@settings(max_examples=60, **COMMON)
+@given(case=trec_cases(), separator=st.sampled_from([" ", "\t"]))
+def test_read_run_ranks_trec_files_as_trec_eval(case, separator):
+    """ragauge eval reads a TREC run in trec_eval's order, whatever the file layout; single
+    spaces take Arrow's fast path, a tab the normalizing one."""
+    from ragauge.data.run import read_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.trec"
+        path.write_text("".join(f"{q}{separator}Q0 {d} {i} {s!r} r\n" for i, (q, d, s) in enumerate(case.rows)),
+                        encoding="utf-8")
+        run = read_run(path)
+        assert set(run.queries) == set(case.run)
+        for q, docs in case.run.items():
+            assert [h.doc_id for h in run.result(q).hits] == [d for d, _ in trec_ranked(docs)]
+
+
 def test_fingerprint_collisions_are_not_duplicates():
     # same length, same first and last 8 bytes, different documents: not a duplicate (trec path)
     # and not folded (eval); test_build.py covers fingerprints that truly collide

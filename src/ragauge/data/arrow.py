@@ -43,6 +43,33 @@ def string_column(values: "pa.Array | pa.ChunkedArray") -> "pa.Array | pa.Chunke
     return values if values.type == pa.string() else values.cast(pa.string())
 
 
+def take(values: "pa.Array | pa.ChunkedArray", indices: np.ndarray) -> "pa.Array":
+    """``values[indices]`` as one array. A chunked column is read chunk by chunk: Arrow's own
+    take on a chunked array may first join every chunk, a full copy per call."""
+    import pyarrow as pa
+
+    indices = np.asarray(indices, dtype=np.int64)
+    if not isinstance(values, pa.ChunkedArray):
+        return values.take(pa.array(indices))
+    if values.num_chunks == 1:
+        return values.chunk(0).take(pa.array(indices))
+    if len(indices) == 0:
+        return pa.array([], type=values.type)
+    bounds = np.cumsum([0] + [len(c) for c in values.chunks])
+    ascending = bool(np.all(indices[1:] >= indices[:-1]))
+    order = None if ascending else np.argsort(indices, kind="stable")
+    wanted = indices if order is None else indices[order]
+    cuts = np.searchsorted(wanted, bounds)
+    parts = [values.chunk(i).take(pa.array(wanted[cuts[i]:cuts[i + 1]] - bounds[i]))
+             for i in range(values.num_chunks) if cuts[i + 1] > cuts[i]]
+    joined = pa.concat_arrays(parts) if parts else pa.array([], type=values.type)
+    if order is None:
+        return joined
+    back = np.empty(len(order), dtype=np.int64)
+    back[order] = np.arange(len(order), dtype=np.int64)
+    return joined.take(pa.array(back))
+
+
 def hash64(values: "pa.Array | pa.ChunkedArray") -> np.ndarray:
     """A 64-bit fingerprint per string, equal for equal strings.
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.data.arrow import group_starts, ragged_arange, string_column
+from ragauge.data.arrow import group_starts, ragged_arange, string_column, take
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -81,9 +81,9 @@ def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = Non
     import pyarrow as pa
 
     qid = string_column(qid)
-    ranked = qid if order is None else qid.take(pa.array(order))
+    ranked = qid if order is None else take(qid, order)
     starts = group_starts(ranked)
-    ids = ranked.take(pa.array(starts)).to_pylist() if len(starts) else []
+    ids = take(ranked, starts).to_pylist() if len(starts) else []
     lengths = np.diff(np.append(starts, len(qid))).astype(np.int64)
     return Grouping(ids, starts, lengths, order)
 
@@ -97,7 +97,7 @@ def group_rows(qid: "pa.Array | pa.ChunkedArray") -> Grouping:
     qid = string_column(qid)
     n = len(qid)
     starts = group_starts(qid)
-    ids = qid.take(pa.array(starts)).to_pylist() if n else []
+    ids = take(qid, starts).to_pylist() if n else []
     if len(set(ids)) == len(ids):
         return Grouping(ids, starts, np.diff(np.append(starts, n)).astype(np.int64))
     uniq = list(dict.fromkeys(ids))

@@ -123,11 +123,11 @@ class Run:
 
     @cached_property
     def _slices(self) -> dict[str, tuple[int, int]]:
-        from ragauge.data.arrow import group_starts
+        from ragauge.data.arrow import group_starts, take
 
         starts = group_starts(self.qid)
         ends = np.append(starts[1:], len(self.qid))
-        ids = self.qid.take(starts).to_pylist() if len(starts) else []
+        ids = take(self.qid, starts).to_pylist() if len(starts) else []
         return {q: (int(a), int(b)) for q, a, b in zip(ids, starts, ends)}
 
     def result(self, qid: str) -> QueryResult:
@@ -241,12 +241,14 @@ def _from_trec(path: Path) -> Run:
 
     from ragauge.formats.trec import read_trec_run, trec_ranking
 
+    from ragauge.data.arrow import take
+
     trec = read_trec_run(path)
     grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
-    if grouping.order is not None:
-        idx = pa.array(grouping.order)
-        qid, doc, score = qid.take(idx), doc.take(idx), score[grouping.order]
+    if grouping.order is not None or grouping.moves is not None:
+        rows = grouping.rows(grouping.starts, grouping.lengths)
+        qid, doc, score = take(qid, rows), take(doc, rows), score[rows]
     queries = tuple(grouping.ids)
     return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, queries, meta={"runid": trec.runid},
                source=str(path), format="trec")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ragauge._version import __version__
+from ragauge.data.arrow import take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
@@ -103,10 +104,11 @@ def evaluate_run(
     short: list[str] = []
     missing: list[str] = []
     golden_ids = set(ids)
+    shown_docs = take(docs, info.top_rows).to_pylist()
+    shown_scores = run.score[info.top_rows].tolist()
     for i, item in enumerate(golden):
-        src = info.top_rows[info.top_offsets[i]:info.top_offsets[i + 1]]
-        top_docs = docs.take(pa.array(src)).to_pylist() if len(src) else []
-        scores = run.score[src].tolist() if len(src) else []
+        a, b = int(info.top_offsets[i]), int(info.top_offsets[i + 1])
+        top_docs, scores = shown_docs[a:b], shown_scores[a:b]
         top = tuple(
             Returned(doc, r + 1, _grade(item.relevant.get(doc)), None if math.isnan(sc) else float(sc))
             for r, (doc, sc) in enumerate(zip(top_docs, scores))
