@@ -20,3 +20,29 @@ def test_help_is_fast_and_light() -> None:
     code = "import sys, ragauge.cli.main; print(sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas (when installed, ~0.3 s) the first time a value crosses from
+    Python or numpy through pa.array, pa.scalar or to_numpy; ragauge crosses through
+    ragauge.data.arrow instead. Each command runs in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    pytest.importorskip("pandas")
+    data = ROOT / "tests" / "data"
+    commands = [
+        ["trec-eval", "-q", "-c", "-m", "all_trec", str(data / "trec_eval" / "qrels.test"), str(data / "trec_eval" / "results.test")],
+        ["eval", str(data / "mini" / "golden.jsonl"), "--run", str(data / "mini" / "run.jsonl"), "-k", "1,5",
+         "--doc-id-sep", "#"],
+        ["eval", str(data / "trec_eval" / "qrels.test"), "--run", str(data / "trec_eval" / "results.test"),
+         "--format", "json", "-o", str(tmp_path / "out.json")],
+    ]
+    for args in commands:
+        code = ("import sys; from ragauge.cli.main import cli\n"
+                f"try:\n    cli.main({args!r}, prog_name='ragauge', standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+                "print('pandas' in sys.modules)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert out.stdout.strip().splitlines()[-1] == "False", (args, out.stderr[-2000:])

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.data.arrow import group_starts, ragged_arange, string_column, take
+from ragauge.data.arrow import group_starts, ragged_arange, string_column, strings, take, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -78,7 +78,6 @@ def _remap(values: np.ndarray, keys: np.ndarray, targets: np.ndarray) -> np.ndar
 def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = None) -> Grouping:
     """Grouping of rows whose equal query ids are adjacent (in ``order``, if given);
     the caller guarantees each id forms a single block."""
-    import pyarrow as pa
 
     qid = string_column(qid)
     ranked = qid if order is None else take(qid, order)
@@ -91,7 +90,6 @@ def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = Non
 def group_rows(qid: "pa.Array | pa.ChunkedArray") -> Grouping:
     """Group rows by query id, keeping each query's rows in their relative (rank) order; a query
     whose rows are split over several blocks is gathered at its first block's place."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     qid = string_column(qid)
@@ -101,7 +99,7 @@ def group_rows(qid: "pa.Array | pa.ChunkedArray") -> Grouping:
     if len(set(ids)) == len(ids):
         return Grouping(ids, starts, np.diff(np.append(starts, n)).astype(np.int64))
     uniq = list(dict.fromkeys(ids))
-    codes = pc.index_in(qid, value_set=pa.array(uniq, pa.string())).to_numpy(zero_copy_only=False)
+    codes = to_numpy(pc.index_in(qid, value_set=strings(uniq)))
     order = np.argsort(codes, kind="stable")
     sorted_codes = codes[order]
     starts = np.concatenate([[0], np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1]).astype(np.int64)

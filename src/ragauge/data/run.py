@@ -81,7 +81,7 @@ class Run:
     @classmethod
     def from_results(cls, results: Iterable[QueryResult], *, meta: Mapping[str, Any] | None = None,
                      source: str | None = None, format: str = "jsonl") -> Run:
-        import pyarrow as pa
+        from ragauge.data.arrow import strings
 
         qids: list[str] = []
         docs: list[str | None] = []
@@ -104,7 +104,7 @@ class Run:
                 cost[r.id] = float(r.cost)
             if r.error is not None:
                 errors[r.id] = r.error
-        return cls(pa.array(qids, pa.string()), pa.array(docs, pa.string()), pa.array(chunks, pa.string()),
+        return cls(strings(qids), strings(docs), strings(chunks),
                    np.asarray(scores, dtype=np.float64), tuple(queries), latency, cost, errors,
                    dict(meta or {}), source, format)
 

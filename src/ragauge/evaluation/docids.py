@@ -33,6 +33,8 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ragauge.data.arrow import strings
+
     if sep and pattern:
         raise InputError("give either --doc-id-sep or --doc-id-pattern, not both")
     regex = None
@@ -68,6 +70,6 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
         if not m or not m.group(1):
             raise InputError(f"chunk id {chunk!r} does not match --doc-id-pattern {pattern!r}", where=run.source)
         mapped.append(m.group(1))
-    codes = pc.index_in(source, value_set=pa.array(uniq, pa.string()))
-    filled = pa.array(mapped, pa.string()).take(codes)
+    codes = pc.index_in(source, value_set=strings(uniq))
+    filled = strings(mapped).take(codes)
     return pc.replace_with_mask(docs, missing, filled)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ragauge._version import __version__
-from ragauge.data.arrow import take
+from ragauge.data.arrow import strings, take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
@@ -39,7 +39,6 @@ def _specs(metrics: Sequence[str | MetricSpec] | str | None, k: int | Sequence[i
 
 
 def _judgements(golden: GoldenSet) -> Judgements:
-    import pyarrow as pa
 
     q, d, g = [], [], []
     for item in golden:
@@ -47,7 +46,7 @@ def _judgements(golden: GoldenSet) -> Judgements:
             q.append(item.id)
             d.append(doc)
             g.append(float(grade))
-    return Judgements(pa.array(q, pa.string()), pa.array(d, pa.string()), np.asarray(g, dtype=np.float64))
+    return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64))
 
 
 def evaluate_run(
@@ -75,7 +74,6 @@ def evaluate_run(
     from the index are stale labels, not retrieval misses, so they are dropped from the
     judgements and reported (a section id ``doc#section`` counts as present when ``doc`` is).
     """
-    import pyarrow as pa
 
     specs = _specs(metrics, k)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set

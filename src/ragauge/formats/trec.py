@@ -130,7 +130,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
     if not path.is_file():
         read_input(path, what)  # raises the right "not found" / "cannot read" error
     if path.stat().st_size == 0:
-        return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
+        return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
     try:
         with open(path, "rb") as fh:
             bom = fh.read(3) == b"\xef\xbb\xbf"
@@ -143,7 +143,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
     raw = read_input(path, what)
     data = _normalize(_strip_comments(raw))
     if not data.strip():
-        return pa.table({name: pa.array([], type=t) for name, t in keep.items()})
+        return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
     for attempt in range(2):
         try:
             return pcsv.read_csv(pa.BufferReader(data), **options)
@@ -157,9 +157,9 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
 
 def _numpy(column: "pa.ChunkedArray") -> np.ndarray:
     """A numeric column (no nulls) as one numpy array: chunks viewed, then concatenated once."""
-    if column.num_chunks == 1:
-        return column.chunk(0).to_numpy(zero_copy_only=False)
-    return np.concatenate([chunk.to_numpy(zero_copy_only=False) for chunk in column.chunks])
+    from ragauge.data.arrow import to_numpy
+
+    return to_numpy(column)
 
 
 def read_trec_run(path: str | Path) -> TrecRun:
@@ -197,18 +197,28 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: str) -> None:
-    import pyarrow as pa
+    """Error on the first (query, document) pair that occurs twice: fingerprints sorted, equal
+    neighbours compared exactly."""
+    from ragauge.data.arrow import hash64, take
 
-    if len(qid) == 0:
+    if len(qid) < 2:
         return
-    t = pa.table({"q": qid, "d": docno})
-    counts = t.group_by(["q", "d"]).aggregate([([], "count_all")])
-    if counts.num_rows != t.num_rows:
-        dup = counts.filter(counts.column("count_all").to_numpy() > 1).slice(0, 1).to_pylist()[0]
-        raise InputError(
-            f"duplicate judgement for query {dup['q']!r}, document {dup['d']!r}", where=source,
-            hint=f"each (query, document) pair may appear once in the {what}",
-        )
+    with np.errstate(over="ignore"):
+        key = hash64(qid) * np.uint64(0x9E3779B97F4A7C15) ^ hash64(docno)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    tied = np.flatnonzero(key[1:] == key[:-1])
+    if len(tied) == 0:
+        return
+    rows = np.unique(np.concatenate([order[tied], order[tied + 1]]))
+    seen: dict[tuple[str, str], int] = {}
+    for row, pair in sorted(zip(rows.tolist(), zip(take(qid, rows).to_pylist(), take(docno, rows).to_pylist()))):
+        if pair in seen:
+            raise InputError(
+                f"duplicate judgement for query {pair[0]!r}, document {pair[1]!r}", where=source,
+                hint=f"each (query, document) pair may appear once in the {what}",
+            )
+        seen[pair] = row
 
 
 def trec_ranking(run: TrecRun) -> "Grouping":
@@ -222,7 +232,7 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ragauge.data.arrow import ragged_arange
+    from ragauge.data.arrow import from_numpy, ragged_arange, take, to_numpy
     from ragauge.data.grouping import Grouping, contiguous
 
     n = len(run.qid)
@@ -234,15 +244,14 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     new_q[grouping.starts] = True
     same_q = ~new_q[1:]
     if len(set(grouping.ids)) != len(grouping.ids) or np.any(same_q & (s[1:] > s[:-1])):
-        table = pa.table({"q": run.qid, "s": run.score, "d": run.docno})
-        order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                  ("d", "descending")]).to_numpy()
+        table = pa.table({"q": run.qid, "s": from_numpy(run.score), "d": run.docno})
+        order = to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                           ("d", "descending")])).astype(np.int64)
         return contiguous(run.qid, order)
     tie = np.flatnonzero(same_q & (s[1:] == s[:-1]))  # rows that tie with the next row
     if len(tie) == 0:
         return grouping
-    in_order = pc.greater(run.docno.take(pa.array(tie)), run.docno.take(pa.array(tie + 1)))
-    in_order = in_order.to_numpy(zero_copy_only=False)
+    in_order = to_numpy(pc.greater(take(run.docno, tie), take(run.docno, tie + 1)))
     if in_order.all():
         return grouping
     ties_next = np.zeros(n, dtype=bool)
@@ -255,8 +264,8 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     if not pair.all():  # longer runs: sort each by docno descending
         span = ragged_arange(first[~pair], size[~pair])
         run_id = np.repeat(np.arange(int((~pair).sum())), size[~pair])
-        table = pa.table({"r": run_id, "d": run.docno.take(pa.array(span))})
-        local = pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")]).to_numpy()
+        table = pa.table({"r": from_numpy(run_id), "d": take(run.docno, span)})
+        local = to_numpy(pc.sort_indices(table, sort_keys=[("r", "ascending"), ("d", "descending")])).astype(np.int64)
         positions.append(span)
         rows.append(span[local])
     moves = (np.concatenate(positions).astype(np.int64), np.concatenate(rows).astype(np.int64))

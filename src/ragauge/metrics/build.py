@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ragauge.data.arrow import as_string_array, hash64, ragged_arange, string_column
+from ragauge.data.arrow import as_string_array, from_numpy, hash64, ragged_arange, string_column, strings, to_numpy
 from ragauge.errors import InputError
 from ragauge.metrics.duplicates import repeated_rows
 from ragauge.metrics.rankings import Rankings
@@ -147,14 +147,13 @@ class _JudgementKeys:
 
     @classmethod
     def build(cls, query_ids: Sequence[str], judgements: Judgements, rel_level: float) -> "_JudgementKeys":
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         nq = len(query_ids)
-        jq_all = _codes(as_string_array(judgements.qid), pa.array(list(query_ids), pa.string()))
+        jq_all = _codes(as_string_array(judgements.qid), strings(list(query_ids)))
         mine = jq_all >= 0
         jq = jq_all[mine].astype(np.int64)
-        jdoc = as_string_array(judgements.docno).filter(pa.array(mine))
+        jdoc = as_string_array(judgements.docno).filter(from_numpy(mine))
         jgrade = np.asarray(judgements.grade, dtype=np.float64)[mine]
         vocab = pc.unique(jdoc)
         key = jq * max(len(vocab), 1) + _codes(jdoc, vocab)
@@ -226,5 +225,5 @@ def _codes(values: "pa.Array | pa.ChunkedArray", vocab: "pa.Array") -> np.ndarra
     """Index of each value in ``vocab``, -1 when absent."""
     import pyarrow.compute as pc
 
-    codes = pc.fill_null(pc.index_in(values, value_set=vocab), -1).to_numpy(zero_copy_only=False)
+    codes = to_numpy(pc.index_in(values, value_set=vocab), null=-1)
     return codes if codes.dtype in (np.int32, np.int64) else codes.astype(np.int64)

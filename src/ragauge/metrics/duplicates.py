@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.data.arrow import ragged_arange
+from ragauge.data.arrow import ragged_arange, take, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -26,21 +26,20 @@ def repeated_rows(
     ``docs[rows[p]]`` (or ``docs[p]`` without ``rows``) is the document at position ``p``.
     Candidates that share a fingerprint are confirmed by comparing the documents exactly.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     pos, label = shared_in_segments(fingerprints, lengths, starts)
     if len(pos) == 0:
         return pos
-    found = docs.take(pa.array(pos if rows is None else rows[pos]))
+    found = take(docs, pos if rows is None else rows[pos])
     group_start = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
     head = np.repeat(group_start, np.diff(np.append(group_start, len(pos))))
-    same = pc.equal(found, found.take(pa.array(head))).to_numpy(zero_copy_only=False)
+    same = to_numpy(pc.equal(found, take(found, head)))
     repeat = same & (np.arange(len(pos)) != head)
     for g in np.unique(label[~same]):  # fingerprints that collided: compare one by one
         members = np.flatnonzero(label == g)
         seen: set[str] = set()
-        for m, doc in zip(members.tolist(), found.take(pa.array(members)).to_pylist()):
+        for m, doc in zip(members.tolist(), take(found, members).to_pylist()):
             repeat[m] = doc in seen
             seen.add(doc)
     return np.sort(pos[repeat])
