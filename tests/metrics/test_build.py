@@ -67,3 +67,23 @@ def test_folding_is_exact_when_every_fingerprint_collides(hits):
     assert info.top_rows.tolist() == cinfo.top_rows.tolist()
     firsts = [i for i, hs in enumerate(hits) for j, d in enumerate(hs) if d not in hs[:j]]
     assert len(info.top_rows) == len(firsts)
+
+
+def test_duplicate_detection_in_a_second_thread_gives_the_same_result(monkeypatch):
+    """Large runs detect duplicates in a background thread; its result and errors come back."""
+    import pyarrow as pa
+
+    from ragauge.errors import InputError
+    from ragauge.metrics.build import Judgements, build_rankings
+
+    qid = pa.array(["q1", "q1", "q1", "q2", "q2"], pa.string())
+    doc = pa.array(["a", "b", "a", "c", "d"], pa.string())
+    judgements = Judgements(pa.array(["q1", "q2"], pa.string()), pa.array(["a", "d"], pa.string()),
+                            np.array([1.0, 1.0]))
+    serial = build_rankings(["q1", "q2"], qid, doc, judgements, keep_top=5)
+    monkeypatch.setattr(build, "PARALLEL_ROWS", 0)
+    threaded = build_rankings(["q1", "q2"], qid, doc, judgements, keep_top=5)
+    assert serial[1].folded.tolist() == threaded[1].folded.tolist() == [1, 0]
+    assert serial[0].pos.tolist() == threaded[0].pos.tolist() == [0, 1]
+    with pytest.raises(InputError, match="more than once"):
+        build_rankings(["q1", "q2"], qid, doc, judgements, duplicates="error")

@@ -20,6 +20,7 @@ _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
 _BLOCK = 1 << 20
+_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -146,8 +147,9 @@ def take(values: "pa.Array | pa.ChunkedArray", indices: np.ndarray) -> "pa.Array
 def hash64(values: "pa.Array | pa.ChunkedArray") -> np.ndarray:
     """A 64-bit fingerprint per string, equal for equal strings.
 
-    Built from the length and every 8-byte word of the string, so distinct strings share a
-    fingerprint only by chance; callers confirm candidate equalities exactly. Works chunk by
+    Built from the length and every 8-byte word of the string (mixed between words, not after
+    the last: the values are compared and sorted, never bucketed), so distinct strings share
+    a fingerprint only by chance; callers confirm candidate equalities exactly. Works chunk by
     chunk and in blocks of strings to keep temporary memory small.
     """
     import pyarrow as pa
@@ -175,18 +177,17 @@ def _hash_chunk(values: "pa.Array", out: np.ndarray) -> None:
     windows = np.ndarray(shape=(len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))  # a word at every byte
     for lo in range(0, n, _BLOCK):
         hi = min(n, lo + _BLOCK)
-        starts = offsets[lo:hi].astype(np.int64)
-        lengths = (offsets[lo + 1:hi + 1] - offsets[lo:hi]).astype(np.int64)
+        starts = offsets[lo:hi]
+        lengths = offsets[lo + 1:hi + 1] - starts
         with np.errstate(over="ignore"):
             h = lengths.astype(np.uint64) * _M1
             for word in range(0, int(lengths.max(initial=0)), 8):  # one pass per 8 bytes of the longest
-                live = np.flatnonzero(lengths > word) if word else slice(None)
-                left = lengths[live] - word
-                w = windows[starts[live] + word]
-                short = left < 8
-                if short.any():
-                    w[short] &= (np.uint64(1) << (left[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
-                h[live] = _mix(h[live] ^ w)
+                if word == 0:
+                    h ^= windows[starts] & _WORD_MASKS[np.minimum(lengths, 8)]
+                    continue
+                live = np.flatnonzero(lengths > word)
+                w = windows[starts[live] + word] & _WORD_MASKS[np.minimum(lengths[live] - word, 8)]
+                h[live] = _mix(h[live]) ^ w
         out[lo:hi] = h
 
 

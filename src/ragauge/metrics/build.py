@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -83,15 +83,22 @@ def build_rankings(
     direct = grouping.in_blocks and (grouping.moves is None or (duplicates == "error" and depth is None))
     if direct:
         base, seg = None, g_starts.astype(np.int64)
-        fingerprints = hash64(run_doc)
     else:
         base = grouping.rows(g_starts, lengths)
         seg = np.cumsum(lengths) - lengths
-        fingerprints = hash64(run_doc)[base]
     segments = _Segments(seg, lengths)
 
-    removed = repeated_rows(run_doc, fingerprints, seg, lengths, rows=base)
-    del fingerprints
+    def find_repeats() -> np.ndarray:
+        fingerprints = hash64(run_doc) if base is None else hash64(run_doc)[base]
+        return repeated_rows(run_doc, fingerprints, seg, lengths, rows=base)
+
+    # Duplicate detection and the judgement join are independent and each a few passes over
+    # every hit; numpy and Arrow release the GIL, so on a large run they share the cores.
+    keys = _JudgementKeys.build(query_ids, judgements, rel_level)
+    repeats = _start(find_repeats, background=len(run_doc) >= PARALLEL_ROWS)
+    judged = _judged_positions(run_doc, keys, grouping, base, segments)
+    removed = repeats()
+
     folded = np.zeros(nq, dtype=np.int64)
     if len(removed):
         removed_q = segments.of(removed)
@@ -103,9 +110,7 @@ def build_rankings(
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
     kept = lengths - folded
-
-    keys = _JudgementKeys.build(query_ids, judgements, rel_level)
-    qi, rank, grades = _judged_entries(run_doc, keys, grouping, base, segments, removed)
+    qi, rank, grades = _graded_ranks(judged, keys, segments, removed)
     by_rank = np.lexsort((rank, qi))
     qi, rank, grades = qi[by_rank], rank[by_rank], grades[by_rank]
     offsets = np.concatenate([[0], np.cumsum(np.bincount(qi, minlength=nq))]).astype(np.int64)
@@ -174,14 +179,39 @@ class _JudgementKeys:
         return hit, self.grades[at[hit]]
 
 
-def _judged_entries(
+PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
+
+
+def _start(work: "Callable[[], np.ndarray]", background: bool) -> "Callable[[], np.ndarray]":
+    """Run ``work`` now, or in a thread; the returned callable gives its result (or raises)."""
+    if not background:
+        value = work()
+        return lambda: value
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(work)
+    pool.shutdown(wait=False)
+    return future.result
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """Ranked hits whose document is judged for some query: run row, position, query, doc code."""
+
+    rows: np.ndarray
+    positions: np.ndarray
+    qi: np.ndarray
+    code: np.ndarray
+
+
+def _judged_positions(
     run_doc: "pa.Array | pa.ChunkedArray", keys: _JudgementKeys, grouping: "Grouping", base: np.ndarray | None,
-    segments: _Segments, removed: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Query index, 0-based rank (after folding) and grade of every judged ranked document."""
+    segments: _Segments,
+) -> _Judged:
     empty = np.zeros(0, dtype=np.int64)
     if len(keys.keys) == 0 or len(run_doc) == 0:
-        return empty, empty, np.zeros(0, dtype=np.float64)
+        return _Judged(empty, empty, empty, empty)
     code = _codes(run_doc, keys.vocab)  # per run row
     rows = np.flatnonzero(code >= 0)
     if base is None:
@@ -192,14 +222,23 @@ def _judged_entries(
         positions = where[rows]
     qi = segments.of(positions)
     inside = qi >= 0
-    rows, positions, qi = rows[inside], positions[inside], qi[inside]
+    rows = rows[inside]
+    return _Judged(rows, positions[inside], qi[inside], code[rows])
+
+
+def _graded_ranks(
+    judged: _Judged, keys: _JudgementKeys, segments: _Segments, removed: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query index, 0-based rank (after folding ``removed``) and grade of every judged ranked
+    document."""
+    positions, qi, code = judged.positions, judged.qi, judged.code
     rank = positions - segments.start[qi]
     if len(removed):
         at = np.minimum(np.searchsorted(removed, positions), len(removed) - 1)
         live = removed[at] != positions
         rank = rank - (np.searchsorted(removed, positions) - np.searchsorted(removed, segments.start[qi]))
-        rows, qi, rank = rows[live], qi[live], rank[live]
-    hit, grades = keys.lookup(qi, code[rows])
+        qi, rank, code = qi[live], rank[live], code[live]
+    hit, grades = keys.lookup(qi, code)
     return qi[hit], rank[hit], grades
 
 
