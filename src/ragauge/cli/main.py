@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import click
 
 from ragauge._version import __version__
-from ragauge.cli.compare import compare_command
-from ragauge.cli.eval import eval_command
-from ragauge.cli.gate import baseline_group, gate_command
-from ragauge.cli.golden import golden_group
-from ragauge.cli.history import history_command
-from ragauge.cli.index import index_group
-from ragauge.cli.metrics import metrics_command
 from ragauge.cli.process import tune_for_batch
-from ragauge.cli.run import run_command
-from ragauge.cli.report import report_command
-from ragauge.cli.trec_eval import trec_eval_command
 from ragauge.errors import RagaugeError
+
+# name -> (module, attribute): a command's module is imported only when that command runs
+# (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
+COMMANDS = {
+    "baseline": ("ragauge.cli.gate", "baseline_group"),
+    "compare": ("ragauge.cli.compare", "compare_command"),
+    "eval": ("ragauge.cli.eval", "eval_command"),
+    "gate": ("ragauge.cli.gate", "gate_command"),
+    "golden": ("ragauge.cli.golden", "golden_group"),
+    "history": ("ragauge.cli.history", "history_command"),
+    "index": ("ragauge.cli.index", "index_group"),
+    "metrics": ("ragauge.cli.metrics", "metrics_command"),
+    "report": ("ragauge.cli.report", "report_command"),
+    "run": ("ragauge.cli.run", "run_command"),
+    "trec-eval": ("ragauge.cli.trec_eval", "trec_eval_command"),
+}
 
 
 class RagaugeGroup(click.Group):
-    """Maps RagaugeError to its exit code with one clear message (a traceback only with --debug)."""
+    """Loads commands on demand and maps RagaugeError to its exit code with one clear message
+    (a traceback only with --debug)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name]
+        command: click.Command = getattr(import_module(module), attribute)
+        return command
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -42,19 +61,6 @@ def cli(debug: bool) -> None:
     Example:
       ragauge eval golden.jsonl --run run.jsonl -k 5
     """
-
-
-cli.add_command(eval_command)
-cli.add_command(run_command)
-cli.add_command(compare_command)
-cli.add_command(trec_eval_command)
-cli.add_command(golden_group)
-cli.add_command(gate_command)
-cli.add_command(baseline_group)
-cli.add_command(metrics_command)
-cli.add_command(history_command)
-cli.add_command(index_group)
-cli.add_command(report_command)
 
 
 def main() -> None:
