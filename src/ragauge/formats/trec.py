@@ -256,10 +256,11 @@ def trec_ranking(run: TrecRun) -> "Grouping":
         return grouping
     ties_next = np.zeros(n, dtype=bool)
     ties_next[tie] = True
-    first = tie[~ties_next[tie - 1] | (tie == 0)]  # first row of each run of tied rows
-    size = np.diff(np.searchsorted(tie, np.append(first, n))) + 1
+    opens = np.flatnonzero(~ties_next[tie - 1] | (tie == 0))  # tie[opens]: first row of each run of tied rows
+    first = tie[opens]
+    size = np.diff(np.append(opens, len(tie))) + 1
     pair = size == 2  # most runs are two rows: swap them when out of order
-    swap = first[pair][~in_order[np.searchsorted(tie, first[pair])]]
+    swap = first[pair][~in_order[opens[pair]]]
     positions, rows = [swap, swap + 1], [swap + 1, swap]
     if not pair.all():  # longer runs: sort each by docno descending
         span = ragged_arange(first[~pair], size[~pair])
