@@ -235,6 +235,13 @@ def test_read_run_ranks_trec_files_as_trec_eval(case, separator):
         assert set(run.queries) == set(case.run)
         for q, docs in case.run.items():
             assert [h.doc_id for h in run.result(q).hits] == [d for d, _ in trec_ranked(docs)]
+        relevant = {q: {d: 1 for d, g in docs.items() if g >= 1} for q, docs in case.qrels.items()}
+        ev = evaluate_run(_golden(relevant), run, metrics=["mrr", "ndcg@3"], fetch=2)
+        for row in ev.queries:
+            ranked = [d for d, _ in trec_ranked(case.run.get(row.id, {}))][:2]
+            first = next((i + 1 for i, d in enumerate(ranked) if d in relevant[row.id]), None)
+            assert row.values["mrr"] == (1 / first if first else 0.0)
+            assert [t.doc_id for t in row.top] == ranked
 
 
 def test_fingerprint_collisions_are_not_duplicates():

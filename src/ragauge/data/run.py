@@ -18,6 +18,8 @@ from ragauge.errors import InputError, where
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ragauge.data.grouping import Grouping
+
 FORMAT_VERSION = 1
 
 
@@ -60,7 +62,9 @@ class QueryResult:
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """Hits of many queries, columnar: rows of one query are contiguous, in rank order.
+    """Hits of many queries, columnar: rows of one query are contiguous, in rank order, or,
+    when ``ranking`` is set, contiguous in an order that ``ranking`` puts into rank order (a
+    TREC run whose tied scores are written out of trec_eval's order).
 
     ``doc_id`` may hold nulls where only a chunk id is known (see ``resolve_doc_ids``).
     ``queries`` lists every query id of the run, including those with no hits.
@@ -77,6 +81,12 @@ class Run:
     meta: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     format: str = "jsonl"
+    ranking: "Grouping | None" = None
+
+    @property
+    def ranked(self) -> "pa.Array | Grouping":
+        """What ``build_rankings`` takes: the ranking when known, else the rows' query ids."""
+        return self.qid if self.ranking is None else self.ranking
 
     @classmethod
     def from_results(cls, results: Iterable[QueryResult], *, meta: Mapping[str, Any] | None = None,
@@ -125,17 +135,24 @@ class Run:
     def _slices(self) -> dict[str, tuple[int, int]]:
         from ragauge.data.arrow import group_starts, take
 
-        starts = group_starts(self.qid)
-        ends = np.append(starts[1:], len(self.qid))
-        ids = take(self.qid, starts).to_pylist() if len(starts) else []
+        if self.ranking is not None:
+            starts, ids = self.ranking.starts, self.ranking.ids
+            ends = starts + self.ranking.lengths
+        else:
+            starts = group_starts(self.qid)
+            ends = np.append(starts[1:], len(self.qid))
+            ids = take(self.qid, starts).to_pylist() if len(starts) else []
         return {q: (int(a), int(b)) for q, a, b in zip(ids, starts, ends)}
 
     def result(self, qid: str) -> QueryResult:
         """The hits of one query as objects (for reports; not for bulk work)."""
+        from ragauge.data.arrow import take
+
         a, b = self._slices.get(qid, (0, 0))
-        docs = self.doc_id[a:b].to_pylist()
-        chunks = self.chunk_id[a:b].to_pylist()
-        scores = [None if math.isnan(s) else s for s in self.score[a:b].tolist()]
+        rows = np.arange(a, b) if self.ranking is None else self.ranking.rows_at(np.arange(a, b))
+        docs = take(self.doc_id, rows).to_pylist()
+        chunks = take(self.chunk_id, rows).to_pylist()
+        scores = [None if math.isnan(s) else s for s in self.score[rows].tolist()]
         hits = tuple(Hit(d, c, s) for d, c, s in zip(docs, chunks, scores))
         return QueryResult(qid, hits, self.latency_ms.get(qid), self.cost.get(qid), self.errors.get(qid))
 
@@ -239,16 +256,16 @@ def _from_trec(path: Path) -> Run:
     """A TREC run ranked as trec_eval ranks it (score descending, ties by docno descending)."""
     import pyarrow as pa
 
-    from ragauge.formats.trec import read_trec_run, trec_ranking
-
     from ragauge.data.arrow import take
+    from ragauge.formats.trec import read_trec_run, trec_ranking
 
     trec = read_trec_run(path)
     grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
-    if grouping.order is not None or grouping.moves is not None:
+    ranking = grouping
+    if not grouping.in_blocks:  # rows regrouped: reorder them (ties alone are left to the ranking)
         rows = grouping.rows(grouping.starts, grouping.lengths)
         qid, doc, score = take(qid, rows), take(doc, rows), score[rows]
-    queries = tuple(grouping.ids)
-    return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, queries, meta={"runid": trec.runid},
-               source=str(path), format="trec")
+        ranking = None
+    return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, tuple(grouping.ids), meta={"runid": trec.runid},
+               source=str(path), format="trec", ranking=ranking)

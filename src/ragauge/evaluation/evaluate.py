@@ -11,13 +11,14 @@ from typing import Any
 import numpy as np
 
 from ragauge._version import __version__
+from ragauge.background import start
 from ragauge.data.arrow import strings, take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
-from ragauge.metrics.build import Judgements, build_rankings
+from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 from ragauge.retrieve.coerce import coerce_hits
@@ -85,11 +86,12 @@ def evaluate_run(
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
     if fetch is not None and fetch < 1:
         raise InputError("--fetch must be a positive number of hits")
+    run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
     docs = resolve_doc_ids(run, doc_id_sep, doc_id_pattern)
     ids = [q.id for q in golden]
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
-    rankings, info = build_rankings(ids, run.qid, docs, _judgements(golden), rel_level=RELEVANCE_LEVEL,
+    rankings, info = build_rankings(ids, run.ranked, docs, _judgements(golden), rel_level=RELEVANCE_LEVEL,
                                     depth=fetch, duplicates="first", source=run.source, keep_top=shown)
     values = compute(rankings, specs)
     names = [str(s) for s in specs]
@@ -161,7 +163,7 @@ def evaluate_run(
     meta = {
         "ragauge_version": __version__,
         "golden": {"path": full_golden.source, "hash": full_golden.content_hash, "questions": len(full_golden)},
-        "run": {"path": run.source or run.meta.get("retriever"), "hash": run.content_hash, "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
+        "run": {"path": run.source or run.meta.get("retriever"), "hash": run_hash(), "format": run.format, **({"meta": dict(run.meta)} if run.meta else {})},
         "contract": {
             "metrics": names,
             "k": sorted({s.k for s in specs if s.k is not None}),

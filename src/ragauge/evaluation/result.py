@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 RESULT_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Returned:
-    """One document the retriever returned (after deduplication), and whether it is relevant."""
+class Returned(NamedTuple):
+    """One document the retriever returned (after deduplication), and whether it is relevant.
+
+    A named tuple, not a dataclass: an evaluation of thousands of questions makes one per
+    shown document, and a tuple is several times cheaper to build."""
 
     doc_id: str
     rank: int

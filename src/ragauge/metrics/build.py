@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ragauge.background import start
 from ragauge.data.arrow import as_string_array, from_numpy, hash64, ragged_arange, string_column, strings, to_numpy
 from ragauge.errors import InputError
 from ragauge.metrics.duplicates import repeated_rows
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ragauge.data.grouping import Grouping
+
+PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def build_rankings(
     # Duplicate detection and the judgement join are independent and each a few passes over
     # every hit; numpy and Arrow release the GIL, so on a large run they share the cores.
     keys = _JudgementKeys.build(query_ids, judgements, rel_level)
-    repeats = _start(find_repeats, background=len(run_doc) >= PARALLEL_ROWS)
+    repeats = start(find_repeats, background=len(run_doc) >= PARALLEL_ROWS)
     judged = _judged_positions(run_doc, keys, grouping, base, segments)
     removed = repeats()
 
@@ -177,22 +180,6 @@ class _JudgementKeys:
         at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
         hit = self.keys[at] == key
         return hit, self.grades[at[hit]]
-
-
-PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
-
-
-def _start(work: "Callable[[], np.ndarray]", background: bool) -> "Callable[[], np.ndarray]":
-    """Run ``work`` now, or in a thread; the returned callable gives its result (or raises)."""
-    if not background:
-        value = work()
-        return lambda: value
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(work)
-    pool.shutdown(wait=False)
-    return future.result
 
 
 @dataclass(frozen=True)
