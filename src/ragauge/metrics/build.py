@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -54,6 +54,7 @@ def build_rankings(
     duplicates: Literal["error", "first"] = "first",
     source: str | None = None,
     keep_top: int = 0,
+    fingerprints: "Callable[[], np.ndarray] | None" = None,
 ) -> tuple[Rankings, BuildInfo]:
     """Rankings for ``query_ids`` (in that order) from a run's rows.
 
@@ -63,7 +64,8 @@ def build_rankings(
     query's first ``depth`` rows before duplicate handling. Duplicate documents within a query
     are folded into their first occurrence (``"first"``) or are an error. Queries absent from
     the run get an empty ranking; judgements of other queries are ignored. ``keep_top`` records
-    the source rows of each query's first documents (for reports).
+    the source rows of each query's first documents (for reports). ``fingerprints`` gives
+    ``hash64(run_doc)`` when the caller computes it already (say, in a thread of its own).
 
     Work is on ranked positions: when the grouping keeps each query's rows in one block, the
     positions are the run's own rows and nothing of size "all hits" is copied.
@@ -92,8 +94,8 @@ def build_rankings(
     segments = _Segments(seg, lengths)
 
     def find_repeats() -> np.ndarray:
-        fingerprints = hash64(run_doc) if base is None else hash64(run_doc)[base]
-        return repeated_rows(run_doc, fingerprints, seg, lengths, rows=base)
+        per_row = hash64(run_doc) if fingerprints is None else fingerprints()
+        return repeated_rows(run_doc, per_row if base is None else per_row[base], seg, lengths, rows=base)
 
     # Duplicate detection and the judgement join are independent and each a few passes over
     # every hit; numpy and Arrow release the GIL, so on a large run they share the cores.

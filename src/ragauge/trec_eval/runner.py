@@ -7,9 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ragauge.background import start
+from ragauge.data.arrow import hash64
 from ragauge.errors import InputError
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
-from ragauge.metrics.build import Judgements, build_rankings
+from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
 from ragauge.trec_eval.measures import TrecMeasure, select
 
 MIN_GEO_MEAN = 0.00001
@@ -44,6 +46,8 @@ def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:
 def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecEvalResult:
     """trec_eval's output lines for ``run`` judged by ``qrels`` under ``options``."""
     measures, unsupported = select(options.measures)
+    # fingerprints for duplicate detection need no ranking: on a large run, hash while ranking
+    fingerprints = start(lambda: hash64(run.docno), background=len(run.docno) >= PARALLEL_ROWS)
     grouping = trec_ranking(run)
     judged_ids = set(qrels.qid.unique().to_pylist())
     run_ids = set(grouping.ids)
@@ -51,7 +55,8 @@ def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecE
     query_ids = sorted(ids, key=lambda s: s.encode("utf-8"))
     judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
     rankings, _ = build_rankings(query_ids, grouping, run.docno, judgements, rel_level=options.rel_level,
-                                 depth=options.max_docs, duplicates="error", source=run.source)
+                                 depth=options.max_docs, duplicates="error", source=run.source,
+                                 fingerprints=fingerprints)
     columns: list[tuple[str, TrecMeasure, np.ndarray]] = []
     for m in measures:
         if m.compute is None:
