@@ -12,6 +12,9 @@ from ragauge.errors import RagaugeError
 
 # name -> (module, attribute): a command's module is imported only when that command runs
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
+# Commands in BATCH evaluate stored data in one pass and get tune_for_batch(); commands that
+# keep a retriever or an embedding model busy for a long time (run, index, golden) do not.
+BATCH = frozenset({"baseline", "compare", "eval", "gate", "history", "report", "trec-eval"})
 COMMANDS = {
     "baseline": ("ragauge.cli.gate", "baseline_group"),
     "compare": ("ragauge.cli.compare", "compare_command"),
@@ -41,6 +44,12 @@ class RagaugeGroup(click.Group):
         command: click.Command = getattr(import_module(module), attribute)
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name in BATCH:
+            tune_for_batch()  # before the command imports numpy
+        return name, command, rest
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -65,5 +74,4 @@ def cli(debug: bool) -> None:
 
 def main() -> None:
     """Console entry point."""
-    tune_for_batch()
     cli.main(prog_name="ragauge")

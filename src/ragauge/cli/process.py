@@ -1,4 +1,4 @@
-"""Process-wide settings for the command-line tool (never applied on ``import ragauge``)."""
+"""Process-wide settings for the evaluation commands of the CLI (never applied on ``import ragauge``)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,31 @@
+"""The command group: lazy command loading and the batch tuning of evaluation commands."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ragauge.cli.main import BATCH, COMMANDS, cli
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+def test_every_command_loads_and_is_listed() -> None:
+    out = CliRunner().invoke(cli, ["--help"]).output
+    for name in COMMANDS:
+        assert name in out
+        assert cli.get_command(None, name).name == name  # type: ignore[arg-type, union-attr]
+    assert BATCH <= set(COMMANDS)
+
+
+def test_batch_commands_tune_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    CliRunner().invoke(cli, ["golden", "--help"])
+    assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ  # not an evaluation command
+    result = CliRunner().invoke(cli, ["trec-eval", str(DATA / "trec_eval" / "qrels.test"),
+                                      str(DATA / "trec_eval" / "results.test"), "-m", "map"])
+    assert result.exit_code == 0, result.output
+    assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
