@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,6 +13,7 @@ from ragauge._version import __version__
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.gate.config import GateRules
+from ragauge.gitinfo import git
 
 BASELINE_VERSION = 1
 
@@ -64,14 +64,6 @@ def read_baseline(path: Path) -> Baseline:
     return Baseline(data, path)
 
 
-def _git(*args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
 def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_drops: dict[str, Any],
                 now: datetime | None = None) -> dict[str, Any]:
     """The baseline record for ``evaluation`` (pure apart from the git lookups)."""
@@ -87,8 +79,8 @@ def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_
         "rules": rules.to_dict(),
         "ragauge_version": __version__,
         "created": (now or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
-        "git": {"commit": _git("rev-parse", "HEAD"), "user": _git("config", "user.name"),
-                "email": _git("config", "user.email")},
+        "git": {"commit": git("rev-parse", "HEAD"), "user": git("config", "user.name"),
+                "email": git("config", "user.email")},
         "reason": reason,
         "accepted_drops": accepted_drops,
     }

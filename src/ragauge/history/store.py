@@ -208,9 +208,9 @@ def record_evaluation(path: str | Path, evaluation: Evaluation, *, label: str | 
     directory (None outside a repository).
     """
     if git_commit is None:
-        from ragauge.gate.baseline import _git
+        from ragauge.gitinfo import git
 
-        git_commit = _git("rev-parse", "HEAD")
+        git_commit = git("rev-parse", "HEAD")
     entry = entry_from_evaluation(evaluation, recorded_at=now or datetime.now(timezone.utc), label=label,
                                   git_commit=git_commit)
     with open_history(path, create=True) as store:
