@@ -31,7 +31,7 @@ def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
 
     import pytest
 
-    pytest.importorskip("pandas")
+    pytest.importorskip("pandas")  # a test dependency; without it the check means nothing
     data = ROOT / "tests" / "data"
     commands = [
         ["trec-eval", "-q", "-c", "-m", "all_trec", str(data / "trec_eval" / "qrels.test"), str(data / "trec_eval" / "results.test")],
