@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -105,14 +104,13 @@ def evaluate_run(
     missing: list[str] = []
     golden_ids = set(ids)
     shown_docs = take(docs, info.top_rows).to_pylist()
-    shown_scores = run.score[info.top_rows].tolist()
+    shown_scores = [None if sc != sc else sc for sc in run.score[info.top_rows].tolist()]  # NaN: no score
+    top_offsets = info.top_offsets.tolist()
     for i, item in enumerate(golden):
-        a, b = int(info.top_offsets[i]), int(info.top_offsets[i + 1])
-        top_docs, scores = shown_docs[a:b], shown_scores[a:b]
-        top = tuple(
-            Returned(doc, r + 1, _grade(item.relevant.get(doc)), None if math.isnan(sc) else float(sc))
-            for r, (doc, sc) in enumerate(zip(top_docs, scores))
-        )
+        a, b = top_offsets[i], top_offsets[i + 1]
+        grades = {doc: float(g) for doc, g in item.relevant.items()}
+        top = tuple(map(Returned, shown_docs[a:b], range(1, b - a + 1), map(grades.get, shown_docs[a:b]),
+                        shown_scores[a:b]))
         status = "ok" if info.present[i] else "missing"
         error = run.errors.get(item.id)
         if error is not None:
@@ -207,10 +205,6 @@ def _drop_stale(golden: GoldenSet, known: set[str]) -> tuple[GoldenSet, dict[str
     report = {"relevant_ids": total, "missing_from_index": n_missing, "share": n_missing / total if total else 0.0,
               "questions": questions, "unjudgeable": unjudgeable, "stale": stale}
     return GoldenSet(tuple(kept), golden.source), report
-
-
-def _grade(value: float | None) -> float | None:
-    return None if value is None else float(value)
 
 
 def _ids(ids: list[str], limit: int = 10) -> str:
