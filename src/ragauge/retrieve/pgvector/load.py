@@ -1,0 +1,92 @@
+"""``ragauge index pgvector``: embed a corpus and load it into a new table, in one transaction."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ragauge.errors import InputError
+from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
+from ragauge.retrieve.pgvector.connection import classify, connect, final_error, first_line, ident, psycopg_module
+from ragauge.retrieve.pgvector.table import COMMENT_PREFIX, vector_literal
+from ragauge.retrieve.pgvector.target import Target, parse_target
+
+if TYPE_CHECKING:
+    from ragauge.retrieve.corpus import Passage
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What ``load_table`` wrote."""
+
+    table: str
+    rows: int
+    documents: int
+    dim: int
+    embedder: str
+    index: str | None
+    seconds: float
+
+
+def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAULT_EMBEDDER, *,
+               table: str = "chunks", recreate: bool = False, index: str = "auto", batch_size: int = 256,
+               progress: Callable[[int], None] | None = None) -> LoadResult:
+    """Embed ``passages`` and load them into a new ``table`` (doc_id, chunk_id, text, embedding),
+    in one transaction: a failure leaves the database as it was. ``recreate`` replaces an existing
+    table (else that is an InputError). ``index``: "hnsw" (approximate), "none" (exact search) or
+    "auto" (HNSW from 100,000 rows). ``progress(k)`` is called after each batch of k rows."""
+    if index not in ("auto", "hnsw", "none"):
+        raise InputError(f"index must be auto, hnsw or none, got {index!r}")
+    if batch_size < 1:
+        raise InputError(f"batch_size must be a positive number, got {batch_size}")
+    from psycopg import sql
+
+    target = parse_target(dsn)
+    target = Target(target.dsn, target.shown, table, "doc_id", "chunk_id", "embedding", embedder_name)
+    who = f"pgvector {target.shown}"
+    embedder = get_embedder(embedder_name)
+    name = canonical_name(embedder_name)
+    start = time.perf_counter()
+    psycopg = psycopg_module()
+    with connect(target, 60.0) as conn:
+        try:
+            conn.execute("SELECT set_config('statement_timeout', '0', false)")
+            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+                try:
+                    conn.execute("CREATE EXTENSION vector")
+                except psycopg.Error as exc:
+                    hint = ("a superuser must run: CREATE EXTENSION vector; in this database" if exc.sqlstate == "42501"
+                            else "install pgvector on the server (e.g. the postgresql-NN-pgvector package)")
+                    raise InputError(f"{who}: cannot create the vector extension ({first_line(exc)})",
+                                     hint=hint) from None
+            table_sql = ident(table)
+            with conn.transaction():
+                if conn.execute("SELECT to_regclass(%s)", [table_sql.as_string(conn)]).fetchone() != (None,):
+                    if not recreate:
+                        raise InputError(f"{who}: table {table!r} already exists", hint="--recreate replaces it")
+                    conn.execute(sql.SQL("DROP TABLE {}").format(table_sql))
+                conn.execute(sql.SQL("CREATE TABLE {} (doc_id text NOT NULL, chunk_id text, text text NOT NULL, "
+                                     "embedding vector({}) NOT NULL)").format(table_sql, sql.Literal(embedder.dim)))
+                with conn.cursor().copy(sql.SQL("COPY {} (doc_id, chunk_id, text, embedding) FROM STDIN")
+                                        .format(table_sql)) as copy:
+                    for at in range(0, len(passages), batch_size):
+                        batch = passages[at:at + batch_size]
+                        vectors = embedder.embed([p.indexed_text for p in batch])
+                        for passage, vector in zip(batch, vectors):
+                            copy.write_row((passage.doc_id, passage.chunk_id, passage.text, vector_literal(vector)))
+                        if progress:
+                            progress(len(batch))
+                built = "hnsw" if index == "hnsw" or (index == "auto" and len(passages) >= 100_000) else None
+                if built:
+                    conn.execute(sql.SQL("CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops)").format(table_sql))
+                meta = {"embedder": name, "dim": embedder.dim, "format": 1}
+                conn.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(
+                    table_sql, sql.Literal(COMMENT_PREFIX + json.dumps(meta, sort_keys=True))))
+                conn.execute(sql.SQL("ANALYZE {}").format(table_sql))
+        except psycopg.Error as exc:
+            raise final_error(classify(exc, target)) from None
+    return LoadResult(table, len(passages), len({p.doc_id for p in passages}), embedder.dim, name, built,
+                      time.perf_counter() - start)
