@@ -88,3 +88,18 @@ def test_relevant_ids_missing_from_the_index_are_stale_labels_not_misses() -> No
     assert drift.meta["golden"]["hash"] == plain.meta["golden"]["hash"]
     assert any("stale labels" in w for w in drift.warnings)
     assert drift.meta["drift"]["unjudgeable"] == ["q3"] and drift.no_answer["n"] == 0
+
+
+@pytest.mark.parametrize("rule", [{"doc_id_sep": "#"}, {"doc_id_pattern": r"^(.+)#"}])
+def test_trec_docnos_read_as_chunk_ids(tmp_path, rule) -> None:
+    """A TREC run's columns stay chunked as Arrow read them; mapping its docnos as chunk ids works."""
+    from ragauge.data.run import read_run
+    from ragauge.evaluation.evaluate import evaluate_run
+
+    path = tmp_path / "s.trec"
+    path.write_text("q1 Q0 d1#1 1 2.0 t\nq1 Q0 d1#2 2 1.0 t\nq1 Q0 d2#1 3 0.5 t\n", encoding="utf-8")
+    golden = GoldenSet.from_queries([GoldenQuery("q1", "x", {"d2": 1})])
+    ev = evaluate_run(golden, read_run(path), metrics=["mrr", "hit@5"], **rule)
+    row = ev.queries[0]
+    assert row.values == {"mrr": 0.5, "hit@5": 1.0}
+    assert row.folded == 1 and [t.doc_id for t in row.top] == ["d1", "d2"]

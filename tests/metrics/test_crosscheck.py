@@ -194,22 +194,44 @@ def test_trec_eval_matches_pytrec_eval_interleaved_rows(case, cutoffs, success, 
     check_against_pytrec_eval(case, cutoffs, success, max_docs, rel_level, complete)
 
 
-def _write_trec_files(case: TrecCase, directory: Path, runid: str) -> tuple[Path, Path]:
+def _write_trec_files(case: TrecCase, directory: Path, runid: str, sep: str = "\t") -> tuple[Path, Path]:
     qrels_path, run_path = directory / "qrels.txt", directory / "run.txt"
     qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in case.judgements()), encoding="utf-8")
-    run_path.write_text("".join(f"{q}\tQ0 {d} {i} {s!r} {runid}\n" for i, (q, d, s) in enumerate(case.rows)),
+    run_path.write_text("".join(f"{q}{sep}Q0 {d} {i} {s!r} {runid}\n" for i, (q, d, s) in enumerate(case.rows)),
                         encoding="utf-8")
     return qrels_path, run_path
 
 
-@settings(max_examples=40, **COMMON)
-@given(case=trec_cases(), cutoffs=CUTOFFS)
-def test_trec_eval_from_files_equals_in_memory(case, cutoffs):
-    """Reading the files (scores written with repr, so exactly) gives the same lines, plus runid."""
+@settings(max_examples=60, **COMMON)
+@given(case=trec_cases(), cutoffs=CUTOFFS, sep=st.sampled_from(["\t", " "]), block=st.sampled_from([128, 1 << 23]),
+       threaded=st.booleans())
+def test_trec_eval_from_files_equals_in_memory(case, cutoffs, sep, block, threaded):
+    """Reading the files (scores written with repr, so exactly) gives the same lines, plus runid.
+
+    A tab takes the normalizing parser, single spaces Arrow's own; 128-byte blocks make Arrow
+    return many chunks, so query blocks and runs of ties straddle chunk boundaries; "threaded"
+    runs duplicate detection and hashing in their second threads as on a large run."""
+    import pyarrow.csv as pcsv
+
+    import ragauge.formats.trec as trec_format
+    import ragauge.metrics.build as build
+    import ragauge.trec_eval.runner as runner
+
     measures = ["runid", "num_q", *_measure_strings(cutoffs, (1, 5, 10))]
-    options = TrecEvalOptions(measures, per_query=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        qrels_path, run_path = _write_trec_files(case, Path(tmp), "my_run")
+    options = TrecEvalOptions(measures, per_query=True, max_docs=None if threaded else 3)
+    csv_options = trec_format._csv_options
+
+    def small_blocks(fields, keep):
+        out = csv_options(fields, keep)
+        out["read_options"] = pcsv.ReadOptions(column_names=list(fields), block_size=block)
+        return out
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trec_format, "_csv_options", small_blocks)
+        if threaded:
+            mp.setattr(build, "PARALLEL_ROWS", 0)
+            mp.setattr(runner, "PARALLEL_ROWS", 0)
+        qrels_path, run_path = _write_trec_files(case, Path(tmp), "my_run", sep)
         from_files = trec_eval(qrels_path, run_path, options).lines
     qrels, run = _trec_objects(case)
     in_memory = evaluate_trec(qrels, run, options).lines
@@ -543,3 +565,16 @@ def test_trec_eval_ranks_a_query_split_over_separate_blocks():
         {"q1": {"d": 0.5, "e": 1.0}, "q2": {"x": 1.0}})["q1"]["recip_rank"]
     assert want == 0.5
     assert lines[0] == f"{'recip_rank':<22}\tq1\t0.5000\n"
+
+
+def test_duplicate_error_names_the_first_query_in_evaluation_order(tmp_path):
+    """Queries are checked in trec_eval's order (qid as bytes: '10' < '2'), with or without -M,
+    and with out-of-order ties or not."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n10 0 a 1\n2 0 a 1\n", encoding="utf-8")
+    for tail in ("", "10 Q0 c 3 0.0 x\n10 Q0 d 4 0.0 x\n"):
+        run = tmp_path / "run"
+        run.write_text("2 Q0 a 1 2.0 x\n2 Q0 a 2 1.0 x\n10 Q0 b 1 2.0 x\n10 Q0 b 2 1.0 x\n" + tail, encoding="utf-8")
+        for max_docs in (None, 100):
+            with pytest.raises(InputError, match="query '10' retrieves document 'b' more than once"):
+                trec_eval(qrels, run, TrecEvalOptions(["map"], max_docs=max_docs))

@@ -33,7 +33,7 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ragauge.data.arrow import strings
+    from ragauge.data.arrow import as_string_array, strings
 
     if sep and pattern:
         raise InputError("give either --doc-id-sep or --doc-id-pattern, not both")
@@ -59,7 +59,7 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
             f"hits of query {qid!r} have chunk ids but no doc_id", where=run.source,
             hint="pass --doc-id-sep '#' or --doc-id-pattern REGEX to map chunk ids to documents",
         )
-    source = chunks.filter(missing)
+    source = as_string_array(chunks.filter(missing))  # one array: replace_with_mask takes no chunked values
     uniq = pc.unique(source).to_pylist()
     mapped: list[str] = []
     for chunk in uniq:
@@ -72,4 +72,6 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
         mapped.append(m.group(1))
     codes = pc.index_in(source, value_set=strings(uniq))
     filled = strings(mapped).take(codes)
-    return pc.replace_with_mask(docs, missing, filled)
+    if isinstance(missing, pa.ChunkedArray):
+        missing = missing.combine_chunks()
+    return pc.replace_with_mask(as_string_array(docs), missing, filled)

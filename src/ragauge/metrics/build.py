@@ -107,10 +107,14 @@ def build_rankings(
     folded = np.zeros(nq, dtype=np.int64)
     if len(removed):
         removed_q = segments.of(removed)
-        if duplicates == "error":
-            row = int(removed[0] if base is None else base[removed[0]])
+        if duplicates == "error":  # name the first query (evaluation order), its first repeat in rank order
+            first_q = int(removed_q.min())
+            repeats = removed[removed_q == first_q]
+            ranked = repeats if base is not None else grouping.positions_of(repeats)
+            at = int(repeats[np.argmin(ranked)])
+            row = at if base is None else int(base[at])
             raise InputError(
-                f"query {query_ids[removed_q[0]]!r} retrieves document {run_doc[row].as_py()!r} more than once",
+                f"query {query_ids[first_q]!r} retrieves document {run_doc[row].as_py()!r} more than once",
                 where=source, hint="each document may appear once per query in a TREC run (as trec_eval requires)",
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
