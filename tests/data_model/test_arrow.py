@@ -54,3 +54,13 @@ def test_take_reads_chunked_columns_chunk_by_chunk(values, cuts, picks):
     indices = np.array([p % len(values) for p in picks], dtype=np.int64)
     assert take(chunked, indices).to_pylist() == [values[i] for i in indices]
     assert take(pa.array(values, pa.string()), indices).to_pylist() == [values[i] for i in indices]
+
+
+@given(keys=st.lists(st.integers(-5, 5), unique=True), values=st.lists(st.integers(-7, 7), max_size=20))
+def test_find_sorted(keys, values):
+    from ragauge.data.arrow import find_sorted
+
+    sorted_keys = np.array(sorted(keys), dtype=np.int64)
+    at, found = find_sorted(sorted_keys, np.array(values, dtype=np.int64))
+    assert at.tolist() == np.searchsorted(sorted_keys, values).tolist()
+    assert found.tolist() == [v in keys for v in values]

@@ -202,6 +202,16 @@ def group_starts(values: "pa.Array") -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
+def find_sorted(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each value, ``np.searchsorted(keys, value)`` and whether ``keys`` (sorted) holds it
+    there: ``keys[at[found]] == values[found]``."""
+    at = np.searchsorted(keys, values)
+    found = np.zeros(len(at), dtype=bool)
+    inside = at < len(keys)
+    found[inside] = keys[at[inside]] == np.asarray(values)[inside]
+    return at, found
+
+
 def ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``range(s, s + n)`` for each start/length pair, without a Python loop."""
     lengths = np.asarray(lengths, dtype=np.int64)

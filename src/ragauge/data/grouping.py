@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.data.arrow import group_starts, ragged_arange, string_column, strings, take, to_numpy
+from ragauge.data.arrow import find_sorted, group_starts, ragged_arange, string_column, strings, take, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -67,9 +67,8 @@ def _remap(values: np.ndarray, keys: np.ndarray, targets: np.ndarray) -> np.ndar
     if len(keys) == 0 or len(values) == 0:
         return values
     by_key = np.argsort(keys)
-    keys, targets = keys[by_key], targets[by_key]
-    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
-    hit = keys[at] == values
+    at, hit = find_sorted(keys[by_key], values)
+    targets = targets[by_key]
     out = np.array(values, dtype=np.int64, copy=True)
     out[hit] = targets[at[hit]]
     return out
@@ -78,7 +77,6 @@ def _remap(values: np.ndarray, keys: np.ndarray, targets: np.ndarray) -> np.ndar
 def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = None) -> Grouping:
     """Grouping of rows whose equal query ids are adjacent (in ``order``, if given);
     the caller guarantees each id forms a single block."""
-
     qid = string_column(qid)
     ranked = qid if order is None else take(qid, order)
     starts = group_starts(ranked)

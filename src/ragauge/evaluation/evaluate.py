@@ -39,7 +39,6 @@ def _specs(metrics: Sequence[str | MetricSpec] | str | None, k: int | Sequence[i
 
 
 def _judgements(golden: GoldenSet) -> Judgements:
-
     q, d, g = [], [], []
     for item in golden:
         for doc, grade in item.relevant.items():
@@ -74,7 +73,6 @@ def evaluate_run(
     from the index are stale labels, not retrieval misses, so they are dropped from the
     judgements and reported (a section id ``doc#section`` counts as present when ``doc`` is).
     """
-
     specs = _specs(metrics, k)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set
     drift: dict[str, Any] | None = None

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ragauge.background import start
-from ragauge.data.arrow import as_string_array, from_numpy, hash64, ragged_arange, string_column, strings, to_numpy
+from ragauge.data.arrow import (
+    as_string_array,
+    find_sorted,
+    from_numpy,
+    hash64,
+    ragged_arange,
+    string_column,
+    strings,
+    to_numpy,
+)
 from ragauge.errors import InputError
 from ragauge.metrics.duplicates import repeated_rows
 from ragauge.metrics.rankings import Rankings
@@ -182,17 +191,14 @@ class _JudgementKeys:
         """Which (query, doc code) pairs are judged, and their grades."""
         if len(self.keys) == 0 or len(qi) == 0:
             return np.zeros(len(qi), dtype=bool), np.zeros(0, dtype=np.float64)
-        key = qi * max(len(self.vocab), 1) + code
-        at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-        hit = self.keys[at] == key
+        at, hit = find_sorted(self.keys, qi * max(len(self.vocab), 1) + code)
         return hit, self.grades[at[hit]]
 
 
 @dataclass(frozen=True)
 class _Judged:
-    """Ranked hits whose document is judged for some query: run row, position, query, doc code."""
+    """Ranked hits whose document is judged for some query: position, query, doc code."""
 
-    rows: np.ndarray
     positions: np.ndarray
     qi: np.ndarray
     code: np.ndarray
@@ -204,7 +210,7 @@ def _judged_positions(
 ) -> _Judged:
     empty = np.zeros(0, dtype=np.int64)
     if len(keys.keys) == 0 or len(run_doc) == 0:
-        return _Judged(empty, empty, empty, empty)
+        return _Judged(empty, empty, empty)
     code = _codes(run_doc, keys.vocab)  # per run row
     rows = np.flatnonzero(code >= 0)
     if base is None:
@@ -216,7 +222,7 @@ def _judged_positions(
     qi = segments.of(positions)
     inside = qi >= 0
     rows = rows[inside]
-    return _Judged(rows, positions[inside], qi[inside], code[rows])
+    return _Judged(positions[inside], qi[inside], code[rows])
 
 
 def _graded_ranks(
@@ -227,10 +233,9 @@ def _graded_ranks(
     positions, qi, code = judged.positions, judged.qi, judged.code
     rank = positions - segments.start[qi]
     if len(removed):
-        at = np.minimum(np.searchsorted(removed, positions), len(removed) - 1)
-        live = removed[at] != positions
-        rank = rank - (np.searchsorted(removed, positions) - np.searchsorted(removed, segments.start[qi]))
-        qi, rank, code = qi[live], rank[live], code[live]
+        before, dropped = find_sorted(removed, positions)
+        rank = rank - (before - np.searchsorted(removed, segments.start[qi]))
+        qi, rank, code = qi[~dropped], rank[~dropped], code[~dropped]
     hit, grades = keys.lookup(qi, code)
     return qi[hit], rank[hit], grades
 
@@ -244,8 +249,7 @@ def _top(
     positions = ragged_arange(segments.start, span)
     owner = np.repeat(np.arange(nq, dtype=np.int64), span)
     if len(removed) and len(positions):
-        at = np.minimum(np.searchsorted(removed, positions), len(removed) - 1)
-        live = removed[at] != positions
+        live = ~find_sorted(removed, positions)[1]
         positions, owner = positions[live], owner[live]
     counts = np.minimum(kept, keep_top)
     first = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=nq))])[:-1]
