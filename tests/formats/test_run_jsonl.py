@@ -44,8 +44,8 @@ def test_trec_run_is_ranked_as_trec_eval_does(tmp_path: Path) -> None:
     ('{"id": "q1", "hits": "a"}\n', "'hits' must be a list"),
     ('{"id": "q1", "hits": [{"score": 1}]}\n', "neither 'doc_id' nor 'chunk_id'"),
     ('{"id": "q1", "hits": [{"doc_id": 3}]}\n', "hit 'doc_id' must be a string"),
-    ('{"id": "q1", "hits": [{"doc_id": "a", "score": "x"}]}\n', "hit 'score' must be a number"),
-    ('{"id": "q1", "hits": [], "latency_ms": "fast"}\n', "'latency_ms' must be a number"),
+    ('{"id": "q1", "hits": [{"doc_id": "a", "score": "x"}]}\n', "hit 'score' must be a finite number"),
+    ('{"id": "q1", "hits": [], "latency_ms": "fast"}\n', "'latency_ms' must be a finite number"),
     ('{"id": "q1", "hits": []}\n{"id": "q1", "hits": []}\n', "appears twice (first on line 1)"),
 ])
 def test_errors(tmp_path: Path, text: str, message: str) -> None:

@@ -48,7 +48,7 @@ def test_hash_ignores_order_and_extra_fields_but_not_labels(tmp_path: Path) -> N
     ('{"id": "q1", "query": 3, "relevant": []}\n', 1, "'query' must be a string"),
     ('{"id": "q1", "query": "x", "relevant": "doc"}\n', 1, "'relevant' must be a list or an object"),
     ('{"id": "q1", "query": "x", "relevant": [1]}\n', 1, "'relevant' items must be non-empty strings"),
-    ('{"id": "q1", "query": "x", "relevant": {"d": "high"}}\n', 1, "grade of 'd' must be a number"),
+    ('{"id": "q1", "query": "x", "relevant": {"d": "high"}}\n', 1, "grade of 'd' must be a finite number"),
     ('{"id": "q1", "query": "x", "relevant": [], "tags": "net"}\n', 1, "'tags' must be a list of strings"),
     ('{"id": "q1", "query": "x", "relevant": []}\n\n{"id": "q1", "query": "y", "relevant": []}\n', 3,
      "duplicate question id 'q1' (first seen on line 1)"),

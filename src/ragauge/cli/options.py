@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
+
+from ragauge.data.files import atomic_write, write_error
 
 from ragauge.errors import InputError
 
@@ -23,11 +26,10 @@ def parse_ks(text: str) -> list[int]:
 def write_output(text: str, output: Path | None) -> None:
     """Write ``text`` to ``output`` (atomically) or to stdout."""
     if output is None:
-        click.echo(text, nl=False)
+        try:
+            click.echo(text, nl=False)
+            sys.stdout.flush()
+        except OSError as exc:
+            raise write_error("<stdout>", exc, "to standard output") from None
         return
-    tmp = output.with_name(output.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
-    except OSError as exc:
-        raise InputError(f"cannot write output: {exc.strerror}", where=str(output)) from None
+    atomic_write(output, text)

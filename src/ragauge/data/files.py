@@ -1,20 +1,109 @@
-"""Reading input files with errors a user can act on."""
+"""Reading input files and writing output files, with errors a user can act on.
+
+``atomic_write`` is the one way ragauge replaces a file: the content goes to a temporary file
+beside the target, is flushed to disk, then renamed over it. A failure at any point (a full
+disk, a missing folder, no permission) leaves the old file as it was, removes the temporary
+file and raises InputError naming the target.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import secrets
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from ragauge.errors import InputError
 
 
 def read_input(path: str | Path, what: str) -> bytes:
     """The bytes of ``path`` without a leading UTF-8 BOM; InputError naming the file (and ``what``
-    it should be) when it is missing or unreadable."""
+    it should be) when it is missing, a folder, or unreadable."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError(f"expected a {what} file, found a folder", where=str(path), hint="name the file itself") from None
+    except MemoryError:
+        raise InputError(f"{what} file is too large to read into memory", where=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {what} file: {exc.strerror}", where=str(path)) from None
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def write_error(path: str | Path, exc: OSError, what: str = "output") -> InputError:
+    """The InputError for a failed write of ``path`` (disk full, no permission, missing folder)."""
+    reason = exc.strerror or str(exc)
+    hint = None
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        hint = "free some disk space (or write elsewhere with -o) and run the command again"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        hint = "choose a location you can write to"
+    elif exc.errno == errno.ENOENT:
+        hint = "create the folder first"
+    return InputError(f"cannot write {what}: {reason}", where=str(path), hint=hint)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") -> Iterator[IO[str]]:
+    """A text handle whose content replaces ``path`` only when the ``with`` block ends without
+    an exception; otherwise ``path`` is untouched and no temporary file is left. ``mode`` "w"
+    is UTF-8 text, "wb" bytes."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    except OSError as exc:
+        raise write_error(path, exc, what) from None
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        _keep_mode(path, tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise write_error(path, exc, what) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _keep_mode(path: Path, tmp: Path) -> None:
+    """Give the new file the permissions of the file it replaces."""
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+
+
+def atomic_write(path: str | Path, content: str | bytes, *, what: str = "output") -> None:
+    """Replace ``path`` with ``content`` (str as UTF-8) atomically; see ``atomic_writer``."""
+    with atomic_writer(path, what=what, mode="wb" if isinstance(content, bytes) else "w") as fh:
+        fh.write(content)  # type: ignore[arg-type]
+
+
+def append_line(path: str | Path, line: str, *, what: str = "output") -> None:
+    """Append one line (``line`` plus a newline) to ``path`` and flush it to disk; on failure the
+    partial line is cut off again and InputError is raised."""
+    path = Path(path)
+    data = (line + "\n").encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as fh:
+            start = fh.tell()
+            try:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError:
+                with contextlib.suppress(OSError):
+                    fh.truncate(start)
+                raise
+    except OSError as exc:
+        raise write_error(path, exc, what) from None

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.data.hashing import content_hash
-from ragauge.data.jsonl import read_jsonl
+from ragauge.data.files import atomic_writer
+from ragauge.data.jsonl import dumps, read_jsonl
+from ragauge.data.numbers import GRADE, check_number
 from ragauge.errors import InputError, where
 
 FORMAT_VERSION = 1
@@ -99,9 +101,8 @@ def _parse_relevant(value: Any, loc: str) -> dict[str, float]:
         for doc, grade in value.items():
             if not doc:
                 raise InputError("'relevant' has an empty document id", where=loc, hint=hint)
-            if isinstance(grade, bool) or not isinstance(grade, (int, float)):
-                raise InputError(f"grade of {doc!r} must be a number, got {grade!r}", where=loc, hint=hint)
-            out[doc] = int(grade) if float(grade).is_integer() else float(grade)
+            grade = check_number(grade, f"grade of {doc!r}", GRADE, where=loc, hint=hint)
+            out[doc] = int(grade) if grade.is_integer() else grade
         return out
     raise InputError(f"'relevant' must be a list or an object, got {type(value).__name__}", where=loc, hint=hint)
 
@@ -154,9 +155,7 @@ def load_golden(path: str | Path) -> GoldenSet:
 
 
 def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
-    """Write questions as JSONL (one object a line, UTF-8)."""
-    import json
-
-    with open(path, "w", encoding="utf-8") as fh:
+    """Write questions as JSONL (one object a line, UTF-8), replacing ``path`` atomically."""
+    with atomic_writer(path, what="golden set") as fh:
         for q in golden:
-            fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
+            fh.write(dumps(q.to_dict()) + "\n")

@@ -1,8 +1,15 @@
-"""Reading JSON Lines with errors that name the file and line."""
+"""Reading JSON and JSON Lines with errors that name the file and line.
+
+One strict decoder serves every JSON ragauge reads: ``NaN``, ``Infinity`` and numbers that
+overflow a float (``1e400``) are refused, and so are strings holding a lone UTF-16 surrogate
+(``"\\ud800"``), which no UTF-8 output can carry.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,24 +21,85 @@ _HINTS = {
     "utf8": "save the {what} file as UTF-8",
     "json": "each line must be one complete JSON object",
     "object": 'each line must look like {{"id": ..., ...}}',
+    "number": "write numbers as finite JSON numbers (NaN and Infinity are not JSON)",
+    "surrogate": "remove the lone \\ud800-\\udfff escape; write characters as UTF-8 or as a valid surrogate pair",
 }
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class _BadValue(ValueError):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _constant(name: str) -> float:
+    raise _BadValue("number", f"{name} is not a finite number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadValue("number", f"number {text} is too large for a float")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_float)
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(obj, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in obj.items())
+    if isinstance(obj, list):
+        return any(_has_lone_surrogate(v) for v in obj)
+    return False
+
+
+def loads(text: str | bytes) -> Any:
+    """Decode one JSON document strictly; ValueError (with ``.kind`` "json", "number" or
+    "surrogate" and a message) when it is not valid, has a non-finite number or a lone
+    surrogate."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    try:
+        obj = _DECODER.decode(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except _BadValue:
+        raise
+    except json.JSONDecodeError as exc:
+        raise _BadValue("json", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise _BadValue("json", "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise _BadValue("number", str(exc)) from None
+    if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(obj):
+        raise _BadValue("surrogate", "a string holds a lone UTF-16 surrogate escape")
+    return obj
 
 
 def decode_lines(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, Any] | tuple[str, str]]]:
     """Yield ``(line_number, object)`` for each non-blank line, or ``(line_number, (kind, message))``
-    for a line that is not valid UTF-8 (kind "utf8"), not JSON ("json") or not a JSON object
-    ("object"). A UTF-8 BOM and blank lines are accepted; a missing file is an InputError."""
+    for a line that is not valid UTF-8 (kind "utf8"), not JSON ("json"), not a JSON object
+    ("object"), holds a non-finite number ("number") or a lone surrogate ("surrogate"). A UTF-8
+    BOM and blank lines are accepted; a missing file is an InputError."""
     raw = read_input(path, what)
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line.decode("utf-8"))
+            text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             yield number, ("utf8", f"not valid UTF-8 (byte {exc.start + 1})")
             continue
-        except json.JSONDecodeError as exc:
-            yield number, ("json", f"invalid JSON at column {exc.colno}: {exc.msg}")
+        try:
+            obj = loads(text)
+        except _BadValue as exc:
+            message = str(exc).replace(" at line 1 column", " at column")
+            yield number, (exc.kind, message)
             continue
         if isinstance(obj, dict):
             yield number, obj
@@ -43,10 +111,56 @@ def read_jsonl(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, 
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
 
     A UTF-8 BOM and blank lines are accepted. Raises InputError naming ``path:line`` for
-    unreadable files, invalid UTF-8, invalid JSON and lines that are not JSON objects.
+    unreadable files, invalid UTF-8, invalid JSON, non-finite numbers, lone surrogates and lines
+    that are not JSON objects.
     """
     for number, obj in decode_lines(path, what=what):
         if isinstance(obj, tuple):
             kind, message = obj
             raise InputError(message, where=where(path, number), hint=_HINTS[kind].format(what=what))
         yield number, obj
+
+
+def read_json(path: str | Path, *, what: str) -> Any:
+    """The JSON document in ``path``, decoded as strictly as a JSONL line; InputError naming the
+    file (and line where known) otherwise."""
+    raw = read_input(path, what)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not valid UTF-8", where=where(path, line), hint=_HINTS["utf8"].format(what=what)) from None
+    try:
+        return loads(text)
+    except _BadValue as exc:
+        found = re.search(r"line (\d+) column", str(exc))
+        line = int(found.group(1)) if found else _line_of_bad_number(text) if exc.kind == "number" else None
+        raise InputError(f"{what} file: {exc}", where=where(path, line), hint=_HINTS[exc.kind].format(what=what)) from None
+
+
+def _line_of_bad_number(text: str) -> int | None:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if re.search(r"(?<![\w\"])-?(NaN|Infinity)\b|\d[eE]\+?\d{3,}", line):
+            return number
+    return None
+
+
+def finite_or_none(value: Any) -> Any:
+    """``value`` with every NaN and infinity (at any depth) replaced by None: what JSON can hold
+    of a number that does not exist, such as the mean over no questions."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    return value
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """The one JSON encoder for what ragauge writes: UTF-8 text (not ASCII escapes), never
+    ``NaN``/``Infinity`` (written as null)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent)
+    except ValueError:
+        return json.dumps(finite_or_none(value), ensure_ascii=False, allow_nan=False, indent=indent)

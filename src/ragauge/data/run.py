@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge.data.hashing import content_hash
-from ragauge.data.jsonl import read_jsonl
+from ragauge.data.files import atomic_writer
+from ragauge.data.jsonl import dumps, read_jsonl
+from ragauge.data.numbers import NON_NEGATIVE, check_number
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -171,19 +173,15 @@ def _parse_hit(item: Any, loc: str) -> Hit:
         for name, value in (("doc_id", doc), ("chunk_id", chunk)):
             if value is not None and not isinstance(value, str):
                 raise InputError(f"hit '{name}' must be a string, got {value!r}", where=loc)
-        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
-            raise InputError(f"hit 'score' must be a number, got {score!r}", where=loc)
-        return Hit(doc, chunk, None if score is None else float(score))
+        if score is not None:
+            score = check_number(score, "hit 'score'", where=loc)
+        return Hit(doc, chunk, score)
     raise InputError(f"a hit must be a string or an object, got {type(item).__name__}", where=loc)
 
 
 def _number(obj: Mapping[str, Any], key: str, loc: str) -> float | None:
     value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"'{key}' must be a number, got {value!r}", where=loc)
-    return float(value)
+    return None if value is None else check_number(value, f"'{key}'", NON_NEGATIVE, where=loc)
 
 
 def read_run_jsonl(path: str | Path) -> Run:
@@ -215,15 +213,13 @@ def read_run_jsonl(path: str | Path) -> Run:
 
 
 def write_run_jsonl(run: Run | Iterable[QueryResult], path: str | Path) -> None:
-    """Write a run as JSONL, one query a line."""
-    import json
-
+    """Write a run as JSONL, one query a line, replacing ``path`` atomically."""
     results = run.results() if isinstance(run, Run) else run
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_writer(path, what="run") as fh:
         if isinstance(run, Run) and run.meta:
-            fh.write(json.dumps({"_meta": dict(run.meta)}) + "\n")
+            fh.write(dumps({"_meta": dict(run.meta)}) + "\n")
         for r in results:
-            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            fh.write(dumps(r.to_dict()) + "\n")
 
 
 def read_run(path: str | Path, format: str = "auto") -> Run:
