@@ -258,6 +258,10 @@ def test_read_run_ranks_trec_files_as_trec_eval(case, separator):
         for q, docs in case.run.items():
             assert [h.doc_id for h in run.result(q).hits] == [d for d, _ in trec_ranked(docs)]
         relevant = {q: {d: 1 for d, g in docs.items() if g >= 1} for q, docs in case.qrels.items()}
+        if not set(run.queries) & set(relevant):  # nothing to score: refused, never all zeros
+            with pytest.raises(InputError, match="holds no questions|none of the run's"):
+                evaluate_run(_golden(relevant), run, metrics=["mrr", "ndcg@3"], fetch=2)
+            return
         ev = evaluate_run(_golden(relevant), run, metrics=["mrr", "ndcg@3"], fetch=2)
         for row in ev.queries:
             ranked = [d for d, _ in trec_ranked(case.run.get(row.id, {}))][:2]
@@ -350,8 +354,14 @@ def _ir_measure(spec: str):
 
 
 def _evaluate(case):
+    """The evaluation and its specs; a run sharing no question with the golden set is refused
+    (an all-zero result would mislead), so such a case is checked for that and skipped."""
     golden, run = _golden(case.relevant), _run(case.hits)
     specs = _specs(case.ks)
+    if not set(case.hits) & set(case.relevant):
+        with pytest.raises(InputError, match="holds no questions|none of the run's"):
+            evaluate_run(golden, run, metrics=specs, fetch=case.fetch)
+        assume(False)
     return evaluate_run(golden, run, metrics=specs, fetch=case.fetch), specs
 
 
@@ -439,11 +449,15 @@ def test_evaluate_run_summary_missing_and_no_answer(case):
     assert evaluation.no_answer["n"] == len(no_answer)
     assert evaluation.meta["counts"]["answerable"] == len(answerable)
 
-    # summary = plain mean of the per-question values over answerable questions (0 when none)
+    # summary = plain mean of the per-question values over answerable questions; with none, the
+    # mean is empty (NaN, written as null and shown as n/a) and a warning says why, never 0
     for spec in specs:
         per_q = [q.values[spec] for q in evaluation.queries]
-        want = sum(per_q) / len(per_q) if per_q else 0.0
-        assert evaluation.summary[spec] == pytest.approx(want, abs=1e-12)
+        if per_q:
+            assert evaluation.summary[spec] == pytest.approx(sum(per_q) / len(per_q), abs=1e-12)
+        else:
+            assert math.isnan(evaluation.summary[spec])
+            assert any("no-answer questions" in w for w in evaluation.warnings)
 
     # questions missing from the run (no hits at all) score 0 and are marked missing
     for q in evaluation.queries:

@@ -15,6 +15,7 @@ from ragauge.data.arrow import strings, take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
+from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
@@ -74,6 +75,7 @@ def evaluate_run(
     judgements and reported (a section id ``doc#section`` counts as present when ``doc`` is).
     """
     specs = _specs(metrics, k)
+    refuse_unscorable(golden, run)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set
     drift: dict[str, Any] | None = None
     if known_documents is not None:
@@ -131,8 +133,12 @@ def evaluate_run(
         ))
 
     mask = answerable
-    summary = {n: float(values[s][mask].mean()) if mask.any() else 0.0 for n, s in zip(names, specs)}
+    summary = {n: float(values[s][mask].mean()) if mask.any() else float("nan") for n, s in zip(names, specs)}
     by_tag = _by_tag(rows, names)
+    loud = explain_zeros(golden, run, docs, any_relevant_retrieved=bool(rankings.is_rel.any()),
+                         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    empty = no_answer_only(list(golden), int(mask.sum()))
+    warnings += [empty] if empty else loud
 
     extra_queries = [q for q in run.queries if q not in golden_ids]
     if missing:
@@ -174,7 +180,7 @@ def evaluate_run(
     }
     if drift is not None:
         meta["drift"] = drift
-    latency = [v for v in run.latency_ms.values()]
+    latency = [v for q, v in run.latency_ms.items() if q not in run.errors]  # a failed call's time is no latency
     if latency:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
     if run.cost:

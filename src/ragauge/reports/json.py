@@ -7,13 +7,8 @@ written in well under a second.
 
 from __future__ import annotations
 
-import json
-
+from ragauge.data.jsonl import dumps as _dump
 from ragauge.evaluation.result import Evaluation
-
-
-def _dump(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def render_json(evaluation: Evaluation) -> str:

@@ -1,0 +1,139 @@
+"""Why a result would be all zeros: refuse what cannot be scored, explain what scores nothing.
+
+``refuse_unscorable`` raises before scoring when the run cannot describe the golden set at all
+(an empty run, no shared question id, every retriever call failed). ``explain_zeros`` returns
+loud warnings when a scored run retrieved no relevant document anywhere and the ids show why
+(section labels against a document index, chunk ids that need a rule, a rule that matched
+nothing, ids from another scheme).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
+from ragauge.errors import InputError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ragauge.data.run import Run
+
+SECTION_SEP = "#"
+"""``doc#section``: a stable-section id is its document's id, this separator, and a section name."""
+
+CHUNK_ID = re.compile(r"(?i)(?:#|::|[_\-/.:])(?:chunk|chunks|chk|passage|split|part)[-_#:]?\d+$|#c\d+$")
+"""Ids that look like chunk ids (``kb-1#chunk-3``, ``doc::chunk_12``, ``a/b_passage7``): a golden set
+is judged at document or stable-section level, and chunk ids change with every re-chunking."""
+
+LOUD = "NOTE: "
+"""Prefix of a warning that explains numbers which would otherwise mislead (every renderer shows
+warnings; this marks the ones that change how the numbers read)."""
+
+
+def section_parent(doc_id: str) -> str | None:
+    """``"kb-1#setup"`` -> ``"kb-1"``; None for an id without a section part."""
+    head, sep, tail = doc_id.partition(SECTION_SEP)
+    return head if sep and head and tail else None
+
+
+def is_chunk_id(doc_id: str) -> bool:
+    """True when ``doc_id`` looks like a chunk id rather than a document or section id."""
+    return CHUNK_ID.search(doc_id) is not None
+
+
+def _examples(ids: Iterable[str], n: int = 3) -> str:
+    shown = []
+    for i in ids:
+        shown.append(repr(i))
+        if len(shown) == n:
+            break
+    return ", ".join(shown)
+
+
+def refuse_unscorable(golden: GoldenSet, run: "Run") -> None:
+    """InputError when scoring ``run`` against ``golden`` could only give zeros: the run holds no
+    question, shares no question id with the golden set, or every call for the golden set's
+    questions failed."""
+    where = run.source
+    if not run.queries:
+        raise InputError("the run holds no questions, so every metric would be 0", where=where,
+                         hint="check that the retriever wrote its answers (ragauge run ... -o RUN), "
+                              "or that this is the right file")
+    ids = golden.by_id
+    shared = [q for q in run.queries if q in ids]
+    if not shared:
+        raise InputError(
+            f"none of the run's {len(run.queries)} question id(s) is in the golden set "
+            f"(run: {_examples(run.queries)}; golden set: {_examples(ids)})", where=where,
+            hint="score the run against the golden set it was made from; ids must match exactly")
+    failed = [q for q in shared if q in run.errors]
+    if len(failed) == len(shared):
+        first = run.errors[failed[0]]
+        raise InputError(
+            f"every retriever call failed ({len(failed)} of {len(shared)} question(s)); first error: {first}",
+            where=where, hint="check that the retriever is up and reachable, then run again")
+
+
+def explain_zeros(golden: GoldenSet, run: "Run", docs: "pa.Array", *, any_relevant_retrieved: bool,
+                  doc_id_sep: str | None, doc_id_pattern: str | None) -> list[str]:
+    """Warnings (each starting with ``LOUD``) for a run that retrieved no relevant document for
+    any answerable question, naming the detectable cause; [] when something relevant came back
+    or there is nothing to explain. Also warns about chunk-looking golden ids and a
+    ``--doc-id-sep`` found in no chunk id, which mislead whatever the numbers."""
+    import pyarrow.compute as pc
+
+    warnings: list[str] = []
+    judged = [d for q in golden for d, g in q.relevant.items() if g >= RELEVANCE_LEVEL]
+    chunky = sorted({d for d in judged if is_chunk_id(d)})
+    if chunky:
+        warnings.append(f"{LOUD}{len(chunky)} relevant id(s) look like chunk ids ({_examples(chunky)}): judge at "
+                        f"document or stable-section level; chunk ids change with every re-chunking")
+    chunks = (run.doc_id if run.format == "trec" else run.chunk_id.filter(run.doc_id.is_null())) if doc_id_sep else None
+    if chunks is not None and len(chunks) > chunks.null_count:
+        if not pc.any(pc.match_substring(chunks, doc_id_sep)).as_py():
+            warnings.append(f"{LOUD}--doc-id-sep {doc_id_sep!r} occurs in no chunk id (e.g. "
+                            f"{_examples(pc.unique(chunks).drop_null().to_pylist()[:3])}), so chunk ids were used "
+                            f"unchanged as document ids")
+    if any_relevant_retrieved or not judged:
+        return warnings
+    returned = set(pc.unique(docs).drop_null().to_pylist())
+    if not returned:
+        warnings.append(f"{LOUD}the run returned no document for any question, so every metric is 0")
+        return warnings
+    judged_set = set(judged)
+    sections = [d for d in judged_set if section_parent(d) in returned]
+    if sections:
+        warnings.append(
+            f"{LOUD}no returned id equals a judged id, but {len(sections)}/{len(judged_set)} judged ids are sections "
+            f"of returned documents (e.g. {_examples(sorted(sections))}): label at document level, or index sections")
+        return warnings
+    parents = {section_parent(d) or _chunk_parent(d) for d in returned}
+    covered = judged_set & parents
+    if covered:
+        warnings.append(
+            f"{LOUD}no returned id equals a judged id, but returned ids look like sections or chunks of "
+            f"{len(covered)}/{len(judged_set)} judged documents (e.g. {_examples(sorted(returned)[:3])}): map them "
+            f"to documents with --doc-id-sep '{SECTION_SEP}' or --doc-id-pattern")
+        return warnings
+    rule = " after the doc-id rule" if (doc_id_sep or doc_id_pattern) else ""
+    warnings.append(
+        f"{LOUD}no relevant document was retrieved for any question: no returned id{rule} is a judged id "
+        f"(returned: {_examples(sorted(returned))}; judged: {_examples(sorted(judged_set))}); check that the "
+        f"run and the golden set use the same id scheme and the same index")
+    return warnings
+
+
+def _chunk_parent(doc_id: str) -> str | None:
+    m = CHUNK_ID.search(doc_id)
+    return doc_id[:m.start()] if m and m.start() > 0 else None
+
+
+def no_answer_only(golden: Sequence[object], answerable: int) -> str | None:
+    """The warning for a golden set with no answerable question (nothing can be averaged)."""
+    if answerable or not golden:
+        return None
+    return (f"{LOUD}none of the {len(golden)} question(s) has a relevant document (all are no-answer "
+            f"questions), so no metric can be averaged: the means are empty (n/a), not 0")
