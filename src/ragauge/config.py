@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from ragauge.errors import InputError
+from ragauge.data.files import read_input
+from ragauge.errors import InputError, where
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
@@ -14,13 +16,30 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
+    raw = read_input(path, "config")
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("config file not found", where=str(path)) from None
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not valid UTF-8", where=where(path, line), hint="save the config file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"invalid TOML: {exc}", where=str(path)) from None
+        found = re.search(r"\(at line (\d+)", str(exc))
+        raise InputError(f"invalid TOML: {exc}", where=where(path, int(found.group(1)) if found else None)) from None
+
+
+def key_line(path: Path, *keys: str) -> str:
+    """``path:line`` of the line where the last of ``keys`` is set (a best effort for error
+    messages: TOML parsers do not keep positions), or just ``path``."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return str(path)
+    name = re.escape(keys[-1]) if keys else ""
+    pattern = re.compile(rf"""(^|[{{,\s])["']?{name}["']?\s*=""")
+    for number, line in enumerate(lines, start=1):
+        if pattern.search(line):
+            return where(path, number)
+    return str(path)
 
 
 def find_config(start: Path | None = None) -> Path | None:

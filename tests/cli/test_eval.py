@@ -60,7 +60,7 @@ def test_doc_id_pattern() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--metrics", "ndgc@10"], "did you mean ndcg"),
-    (["-k", "0"], "-k takes positive integers"),
+    (["-k", "0"], "-k takes integers from 1 to"),
     ([], "have chunk ids but no doc_id"),
     (["--doc-id-pattern", "("], "invalid --doc-id-pattern"),
     (["--doc-id-sep", "#", "--fetch", "0"], "--fetch must be a positive"),

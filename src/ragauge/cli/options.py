@@ -10,6 +10,7 @@ import click
 from ragauge.data.files import atomic_write, write_error
 
 from ragauge.errors import InputError
+from ragauge.metrics.spec import MAX_CUTOFF
 
 
 def parse_ks(text: str) -> list[int]:
@@ -18,8 +19,8 @@ def parse_ks(text: str) -> list[int]:
         ks = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise InputError(f"-k takes positive integers separated by commas, got {text!r}", hint="e.g. -k 5 or -k 1,5,10") from None
-    if not ks or min(ks) < 1:
-        raise InputError(f"-k takes positive integers, got {text!r}", hint="e.g. -k 5 or -k 1,5,10")
+    if not ks or min(ks) < 1 or max(ks) > MAX_CUTOFF:
+        raise InputError(f"-k takes integers from 1 to {MAX_CUTOFF:,}, got {text!r}", hint="e.g. -k 5 or -k 1,5,10")
     return sorted(dict.fromkeys(ks))
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import os
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ragauge._version import __version__
+from ragauge.data.files import append_line, atomic_writer
+from ragauge.data.jsonl import dumps, read_json
+from ragauge.data.numbers import check_number
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.gate.config import GateRules
@@ -52,15 +54,41 @@ def history_path(baseline_path: Path) -> Path:
 
 
 def read_baseline(path: Path) -> Baseline:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    """The baseline in ``path``, every field checked: InputError naming the file and the field
+    for a missing key, a wrong type or a number that is not finite."""
+    if not path.exists():
         raise InputError("baseline file not found", where=str(path),
-                         hint="create it with: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"baseline is not valid JSON: {exc}", where=str(path)) from None
+                         hint="create it with: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'")
+    data = read_json(path, what="baseline")
     if not isinstance(data, dict) or data.get("ragauge_baseline") != BASELINE_VERSION:
-        raise InputError("not a ragauge baseline file", where=str(path))
+        raise InputError("not a ragauge baseline file", where=str(path),
+                         hint="a baseline is written by: ragauge baseline update ...")
+    where = str(path)
+    hint = "restore the file from version control, or write a new one with: ragauge baseline update ..."
+
+    def need(key: str, kind: type) -> Any:
+        if not isinstance(data.get(key), kind):
+            raise InputError(f"baseline field '{key}' is missing or not a{'n object' if kind is dict else ' string'}",
+                             where=where, hint=hint)
+        return data[key]
+
+    def values(table: Any, what: str) -> None:
+        if not isinstance(table, dict):
+            raise InputError(f"baseline field '{what}' must be an object", where=where, hint=hint)
+        for name, value in table.items():
+            if name == "first_relevant_rank" and value is None:
+                continue
+            check_number(value, f"baseline value {what}.{name}", where=where, hint=hint)
+
+    need("golden_hash", str)
+    need("contract", dict)
+    values(need("metrics", dict), "metrics")
+    for key in ("queries", "by_tag"):
+        table = data.get(key, {})
+        if not isinstance(table, dict):
+            raise InputError(f"baseline field '{key}' must be an object", where=where, hint=hint)
+        for name, row in table.items():
+            values(row, f"{key}.{name}")
     return Baseline(data, path)
 
 
@@ -100,21 +128,42 @@ def update_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, rea
     if previous is not None:
         for m, old in previous.metrics.items():
             new = evaluation.summary.get(m)
-            if new is not None and new < old - 1e-12:
-                drops[m] = {"from": old, "to": new, "diff": new - old}
+            if new is None:
+                drops[m] = {"from": old, "to": None, "diff": None, "removed": True}
+            elif not math.isfinite(new) or new < old - 1e-12:
+                drops[m] = {"from": old, "to": new if math.isfinite(new) else None,
+                            "diff": new - old if math.isfinite(new) else None}
         if drops and not accept_drop:
-            listed = ", ".join(f"{m} {d['from']:.4f} -> {d['to']:.4f}" for m, d in drops.items())
+            listed = ", ".join(f"{m} {d['from']:.4f} -> " + ("removed from the gated metrics" if d.get("removed")
+                                                             else "n/a" if d["to"] is None else f"{d['to']:.4f}")
+                               for m, d in drops.items())
             raise InputError(f"refused: the new baseline is lower than the current one ({listed})",
                              where=str(path), hint="if this drop is intended, add --accept-drop; it is recorded")
+    not_finite = [m for m, v in evaluation.summary.items() if not math.isfinite(v)]
+    if not_finite:
+        raise InputError(f"refused: {', '.join(not_finite)} has no value (no answerable question), so it cannot "
+                         "be a baseline", where=str(path), hint="add answerable questions to the golden set")
     record = make_record(evaluation, rules, reason.strip(), drops)
     if previous is not None and previous.golden_hash != record["golden_hash"]:
         record["golden_changed_from"] = previous.golden_hash
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
     summary = {k: record[k] for k in ("created", "golden_hash", "metrics", "reason", "accepted_drops", "git",
                                       "ragauge_version")}
-    with open(history_path(path), "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    _write_with_history(path, record, summary)
     return record
+
+
+def _write_with_history(path: Path, record: dict[str, Any], summary: dict[str, Any]) -> None:
+    """Replace the baseline and append its history line as one unit: the history line is
+    appended while the new baseline waits in its temporary file, so a failed append leaves the old
+    baseline in place, and a failed replace takes the appended line back."""
+    history = history_path(path)
+    size = history.stat().st_size if history.exists() else None
+    try:
+        with atomic_writer(path, what="baseline") as fh:
+            fh.write(dumps(record, indent=2) + "\n")
+            append_line(history, dumps(summary), what="baseline history")
+    except BaseException:
+        if history.exists() and (size is None or history.stat().st_size > size):
+            with open(history, "r+b") as fh:
+                fh.truncate(size or 0)
+        raise

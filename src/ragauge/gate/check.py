@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,9 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
         return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
                            [{"hint": "re-baseline with the gated metrics: ragauge baseline update ..."}])
     old, new = base.metrics[m], ev.summary[m]
+    if not (math.isfinite(old) and math.isfinite(new)):  # a comparison with NaN is False: never a pass
+        return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
+                                                  "(no answerable question)")
     drop = old - new
     paired = [(q.id, base.queries[q.id][m], q.values[m]) for q in ev.queries if m in base.queries.get(q.id, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)

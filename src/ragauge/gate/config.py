@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragauge.config import read_table
+from ragauge.config import key_line, read_table
+from ragauge.data.numbers import COUNT, PROBABILITY, UNIT, Range, check_number
 from ragauge.errors import InputError
 from ragauge.metrics.spec import parse_metric
 
@@ -50,10 +51,8 @@ class GateRules:
         return names
 
 
-def _number(value: Any, what: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{what} must be a number, got {value!r}", where=where)
-    return float(value)
+def _number(value: Any, what: str, allowed: Range, path: Path, *keys: str) -> float:
+    return check_number(value, what, allowed, where=key_line(path, *keys))
 
 
 def load_rules(path: Path | None) -> GateRules:
@@ -72,17 +71,24 @@ def load_rules(path: Path | None) -> GateRules:
     if not isinstance(metrics_raw, dict):
         raise InputError("'gate.metrics' must map metric specs to allowed drops", where=where,
                          hint='metrics = { "ndcg@10" = 0.02 }')
-    metrics = {str(parse_metric(m)): _number(v, f"allowed drop of {m}", where) for m, v in metrics_raw.items()}
+    metrics = {str(parse_metric(m)): _number(v, f"allowed drop of {m}", UNIT, path, m)
+               for m, v in metrics_raw.items()}
     floors: dict[str, dict[str, float]] = {}
-    for tag, rules in gate.get("tag_floors", {}).items():
+    tag_floors = gate.get("tag_floors", {})
+    if not isinstance(tag_floors, dict):
+        raise InputError("'gate.tag_floors' must map tags to { metric = minimum }", where=key_line(path, "tag_floors"),
+                         hint='tag_floors = { networking = { "recall@10" = 0.8 } }')
+    for tag, rules in tag_floors.items():
         if not isinstance(rules, dict):
-            raise InputError(f"tag_floors.{tag} must map metric specs to minimums", where=where)
-        floors[tag] = {str(parse_metric(m)): _number(v, f"floor of {tag}/{m}", where) for m, v in rules.items()}
+            raise InputError(f"tag_floors.{tag} must map metric specs to minimums", where=key_line(path, tag))
+        floors[tag] = {str(parse_metric(m)): _number(v, f"floor of {tag}/{m}", UNIT, path, m) for m, v in rules.items()}
     critical = gate.get("critical", [])
     if not isinstance(critical, list) or not all(isinstance(c, str) for c in critical):
-        raise InputError("'gate.critical' must be a list of question ids", where=where)
-    k = gate.get("critical_k", 5)
-    if not isinstance(k, int) or k < 1:
-        raise InputError("'gate.critical_k' must be a positive integer", where=where)
-    return GateRules(metrics, floors, tuple(critical), k, bool(gate.get("significant_only", False)),
-                     _number(gate.get("alpha", 0.05), "alpha", where), where)
+        raise InputError("'gate.critical' must be a list of question ids", where=key_line(path, "critical"))
+    k = int(_number(gate.get("critical_k", 5), "'gate.critical_k'", COUNT, path, "critical_k"))
+    significant = gate.get("significant_only", False)
+    if not isinstance(significant, bool):
+        raise InputError(f"'gate.significant_only' must be true or false, got {significant!r}",
+                         where=key_line(path, "significant_only"))
+    alpha = _number(gate.get("alpha", 0.05), "'gate.alpha'", PROBABILITY, path, "alpha")
+    return GateRules(metrics, floors, tuple(critical), k, significant, alpha, where)

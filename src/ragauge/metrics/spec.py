@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from ragauge.errors import InputError
 
+_CUTOFF = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+MAX_CUTOFF = 10**9
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:@\s*(\S+))?\s*$")
 
 
@@ -39,7 +41,7 @@ def parse_metric(text: str) -> MetricSpec:
     """
     from ragauge.metrics.registry import ALIASES, METRICS
 
-    m = _SPEC.match(text or "")
+    m = _SPEC.match(text) if isinstance(text, str) else None
     if not m:
         raise InputError(f"cannot parse metric {text!r}", hint="write a metric as name or name@k, e.g. ndcg@10")
     raw_name, raw_k = m.group(1).lower(), m.group(2)
@@ -53,8 +55,8 @@ def parse_metric(text: str) -> MetricSpec:
     family = METRICS[name]
     k: int | None = None
     if raw_k is not None:
-        if not raw_k.isdigit() or int(raw_k) < 1:
-            raise InputError(f"the cutoff in {text!r} must be a positive integer", hint=f"e.g. {name}@10")
+        if not _CUTOFF.fullmatch(raw_k) or not 1 <= int(raw_k) <= MAX_CUTOFF:
+            raise InputError(f"the cutoff in {text!r} must be an integer from 1 to {MAX_CUTOFF:,}", hint=f"e.g. {name}@10")
         k = int(raw_k)
     if k is None and family.cutoff == "required":
         raise InputError(f"metric {name!r} needs a cutoff", hint=f"write {name}@k, e.g. {name}@10")
