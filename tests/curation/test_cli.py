@@ -30,10 +30,17 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_validate_clean_exits_0() -> None:
-    result = run("golden", "validate", HELPDESK / "golden.jsonl", "--corpus", HELPDESK / "corpus.jsonl",
+    result = run("golden", "validate", HELPDESK / "golden.jsonl", "--corpus", HELPDESK / "sections.jsonl",
                  "--min-per-tag", "3")
     assert result.exit_code == 0, result.output
     assert "45 questions (40 answerable, 5 no-answer)" in result.output and "clean" in result.output
+
+
+def test_validate_section_labels_against_the_document_corpus_warns() -> None:
+    result = run("golden", "validate", HELPDESK / "golden.jsonl", "--corpus", HELPDESK / "corpus.jsonl",
+                 "--min-per-tag", "3")
+    assert result.exit_code == 1, result.output
+    assert "[section-label] 67 relevant id(s) are sections" in result.output
 
 
 def test_validate_findings_exit_1_and_json(tmp_path: Path, corpus: Path) -> None:
@@ -58,7 +65,8 @@ def test_validate_against_a_retriever_index(tmp_path: Path, corpus: Path, monkey
     result = run("golden", "validate", golden, "--retriever", f"bm25:{corpus}", "--min-per-tag", "0")
     assert result.exit_code == 1, result.output
     assert "[stale-label] question 'q2': relevant id 'kb-gone' not in the index" in result.output
-    assert "kb-vpn" not in result.output
+    assert "'kb-vpn#reset' not in the index" not in result.output  # its document is there: not stale ...
+    assert "[section-label] 1 relevant id(s) are sections ('kb-vpn#reset')" in result.output  # ... but never matched
 
 
 @pytest.mark.parametrize("args", [

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.curation.validate import CHUNK_ID, ValidationReport, render_text, validate_file, validate_lines
+
+from ragauge.curation.validate import ValidationReport, render_text, validate_file, validate_lines
+from ragauge.data.ids import is_chunk_id
 from ragauge.errors import InputError
 
 HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
@@ -60,9 +62,10 @@ def test_collects_every_problem_with_its_line(tmp_path: Path) -> None:
     ("doc#3", True), ("doc#12", True), ("doc_chunk_12", True), ("doc-chunk-4", True), ("doc_chunk4", True),
     ("doc::12", True), ("doc@2", True), ("networking/vpn#renew-the-certificate", False), ("doc#s3", False),
     ("kb-1042", False), ("doc", False), ("release-2024", False), ("chunking-guide", False), ("user@example", False),
+    ("kb-1#chunk-3", True), ("kb-1#c3", True), ("a/b-passage7", True), ("kb-1#setup", False),
 ])
 def test_chunk_id_pattern(doc_id: str, is_chunk: bool) -> None:
-    assert bool(CHUNK_ID.search(doc_id)) is is_chunk
+    assert is_chunk_id(doc_id) is is_chunk
 
 
 def test_tags_and_no_answer_counts(tmp_path: Path) -> None:
@@ -84,18 +87,21 @@ def test_stale_labels_with_section_ids_against_document_level_corpus() -> None:
     lines = [(1, q("q1", "a", ["kb-1", "kb-2#section"])), (2, q("q2", "b", ["gone", "gone#sec", "kb-1"])),
              (3, q("q3", "c", []))]
     report = validate_lines(lines, documents={"kb-1", "kb-2"}, min_per_tag=0)
-    assert codes(report) == [("stale-label", 2)]
+    assert codes(report) == [("stale-label", 2), ("section-label", None)]
     assert "'gone', 'gone#sec'" in report.findings[0].message and report.documents == 2
+    assert "'kb-2#section'" in report.findings[1].message
     assert validate_lines(lines, min_per_tag=0).findings == ()
 
 
-def test_helpdesk_example_is_clean_against_its_corpus_and_its_sections() -> None:
+def test_helpdesk_example_is_clean_against_its_sections_and_warned_against_its_documents() -> None:
     from ragauge.retrieve.corpus import read_documents
 
-    for corpus in ("corpus.jsonl", "sections.jsonl"):
+    def findings(corpus: str) -> list[str]:
         documents = {d for d, _, _ in read_documents(HELPDESK / corpus)}
-        report = validate_file(HELPDESK / "golden.jsonl", documents=documents, min_per_tag=3)
-        assert report.findings == () and report.exit_code == 0, corpus
+        return [f.code for f in validate_file(HELPDESK / "golden.jsonl", documents=documents, min_per_tag=3).findings]
+
+    assert findings("sections.jsonl") == []
+    assert findings("corpus.jsonl") == ["section-label"]  # every label is a section: a document index scores 0
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -119,3 +125,24 @@ def test_report_round_trips_and_renders(tmp_path: Path) -> None:
     text = render_text(report)
     assert f"ERROR   {tmp_path / 'golden.jsonl'}:2: [duplicate-id]" in text
     assert "1 error, 0 warnings" in text
+
+
+def test_section_labels_against_a_document_only_index_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"id": "q1", "query": "x", "relevant": ["kb-1#setup"]}\n'
+                    '{"id": "q2", "query": "y", "relevant": ["kb-2#install", "kb-2"]}\n', encoding="utf-8")
+    report = validate_file(path, documents={"kb-1", "kb-2"})
+    (finding,) = [f for f in report.findings if f.code == "section-label"]
+    assert "2 relevant id(s) are sections" in finding.message and "whole documents only" in finding.message
+    assert not [f for f in report.findings if f.code == "stale-label"]
+    assert not [f for f in validate_file(path, documents={"kb-1", "kb-1#setup", "kb-2"}).findings
+                if f.code == "section-label"]
+
+
+def test_a_lone_surrogate_or_nan_is_a_finding_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"id": "q1", "query": "\\ud800", "relevant": ["a"]}\n'
+                    '{"id": "q2", "query": "y", "relevant": {"a": NaN}}\n', encoding="utf-8")
+    report = validate_file(path)
+    found = {f.line: f.message for f in report.findings if f.code == "invalid-json"}
+    assert "lone UTF-16 surrogate" in found[1] and "NaN" in found[2] and report.exit_code == 1

@@ -30,7 +30,7 @@ def test_eval_writes_every_format_to_a_file(tmp_path: Path, fmt: str) -> None:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ("not json at all", "not a ragauge result: not JSON"),
+    ("not json at all", "result file: not valid JSON"),
     ('{"hello": 1}', "not a ragauge result: no 'ragauge_result' version field"),
     ("[1, 2]", "not a ragauge result"),
     ('{"ragauge_result": 99}', "not a ragauge result (version 99)"),
@@ -48,7 +48,7 @@ def test_report_rejects_what_is_not_a_result(tmp_path: Path, content: str, messa
 
 def test_report_missing_file(tmp_path: Path) -> None:
     result = invoke("report", str(tmp_path / "nope.json"))
-    assert result.exit_code == 2 and "no such file" in result.stderr
+    assert result.exit_code == 2 and "result file not found" in result.stderr
 
 
 def test_report_worst_and_format(tmp_path: Path) -> None:

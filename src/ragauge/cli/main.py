@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
 from importlib import import_module
 
 import click
@@ -58,6 +61,37 @@ class RagaugeGroup(click.Group):
                 raise
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run's own handling
+            if ctx.params.get("debug"):
+                raise
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+        except MemoryError:
+            if ctx.params.get("debug"):
+                raise
+            click.echo("error: out of memory (is an input file or one of its lines far larger than expected?)",
+                       err=True)
+            ctx.exit(2)
+        except BrokenPipeError:  # stdout closed early (ragauge ... | head): nothing more to say
+            _silence_stdout()
+            ctx.exit(141)
+        except OSError as exc:
+            if ctx.params.get("debug") or exc.errno not in _DISK_ERRORS:
+                raise
+            click.echo(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), err=True)
+            ctx.exit(2)
+
+
+_DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO}
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 @click.group(cls=RagaugeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

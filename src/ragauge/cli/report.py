@@ -57,34 +57,10 @@ def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: b
 
 
 def load_result(path: Path) -> Any:
-    """Read a result written by ``ragauge eval --format json``; anything else is an InputError."""
-    import json
+    """Read a result written by ``ragauge eval --format json`` (see evaluation.load.read_result)."""
+    from ragauge.evaluation.load import read_result
 
-    from ragauge.errors import InputError
-    from ragauge.evaluation.result import Evaluation
-
-    hint = "pass a file written by 'ragauge eval ... --format json -o result.json'"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", where=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the result: {exc}", where=str(path)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not a ragauge result: not JSON ({exc.msg} at line {exc.lineno})", where=str(path),
-                         hint=hint) from None
-    if not isinstance(data, dict) or "ragauge_result" not in data:
-        raise InputError("not a ragauge result: no 'ragauge_result' version field", where=str(path), hint=hint)
-    try:
-        return Evaluation.from_dict(data)
-    except InputError as exc:
-        exc.where = exc.where or str(path)
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"a malformed ragauge result ({type(exc).__name__}: {exc})", where=str(path),
-                         hint=hint) from None
+    return read_result(path)
 
 
 @click.command("report")

@@ -38,13 +38,11 @@ from typing import Any
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
 from ragauge.data.jsonl import decode_lines
 from ragauge.data.golden import GoldenQuery, parse_golden_line
+from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
 from ragauge.errors import InputError, where
 
 REPORT_VERSION = 1
 SEVERITIES = ("error", "warning", "info")
-
-CHUNK_ID = re.compile(r"(?i)(?:#\d+|[_-]chunk[_-]?\d+|::\d+|@\d+)$")
-"""Relevant ids that name a chunk: a numeric suffix after '#', '::' or '@', or ``_chunk_N``/``-chunk-N``."""
 
 CHUNK_HINT = ("label documents or stable sections (\"doc\" or \"doc#section-slug\"), not chunks: "
               "chunk ids change whenever the corpus is re-chunked")
@@ -125,18 +123,15 @@ def read_lines(path: str | Path) -> list[Line]:
     Raises InputError (exit 2) when the file is missing or unreadable, has no non-blank line, or no
     line at all is a JSON object (the file is not JSONL)."""
     path = Path(path)
-    lines: list[Line] = [(n, obj[1] if isinstance(obj, tuple) else obj)
-                         for n, obj in decode_lines(path, what="golden set")]
+    decoded = list(decode_lines(path, what="golden set"))
+    lines: list[Line] = [(n, obj[1] if isinstance(obj, tuple) else obj) for n, obj in decoded]
     if not lines:
         raise InputError("the golden set is empty", where=str(path), hint="write one JSON object a line")
-    if not any(isinstance(obj, dict) for _, obj in lines):
+    # a line refused for its content (a NaN, a lone surrogate) is still a JSON object line
+    if not any(isinstance(obj, dict) or obj[0] in ("number", "surrogate") for _, obj in decoded):
         raise InputError("not a JSONL golden set: no line is a JSON object", where=str(path),
                          hint='each line must look like {"id": "q1", "query": "...", "relevant": ["doc"]}')
     return lines
-
-
-def _present(doc_id: str, documents: Set[str]) -> bool:
-    return doc_id in documents or ("#" in doc_id and doc_id.split("#", 1)[0] in documents)
 
 
 def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", documents: Set[str] | None = None,
@@ -149,7 +144,8 @@ def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", docum
         loc = where(source, number)
         if isinstance(obj, str):
             findings.append(Finding("error", "invalid-json", obj, number,
-                                    hint="each line must be one complete JSON object"))
+                                    hint="each line must be one complete JSON object with finite numbers and "
+                                         "valid Unicode"))
             continue
         try:
             q = parse_golden_line(obj, loc)
@@ -220,20 +216,29 @@ def _question_findings(queries: Sequence[GoldenQuery]) -> list[Finding]:
 def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) -> list[Finding]:
     findings: list[Finding] = []
     for q in queries:
-        chunks = [d for d in q.relevant if CHUNK_ID.search(d)]
+        chunks = [d for d in q.relevant if is_chunk_id(d)]
         if chunks:
             findings.append(Finding("warning", "chunk-id",
                                     f"question {q.id!r}: relevant id{'s' if len(chunks) > 1 else ''} "
                                     f"{', '.join(map(repr, chunks))} look{'' if len(chunks) > 1 else 's'} like a chunk id",
                                     q.line, (q.id,), CHUNK_HINT))
         if documents is not None:
-            stale = [d for d in q.relevant if not _present(d, documents)]
+            stale = [d for d in q.relevant if not in_index(d, documents)]
             if stale:
                 findings.append(Finding("error", "stale-label",
                                         f"question {q.id!r}: relevant id{'s' if len(stale) > 1 else ''} "
                                         f"{', '.join(map(repr, stale))} not in the index (a stale label, "
                                         "not a retrieval miss)", q.line, (q.id,),
                                         "relabel the question with the documents that now answer it, or re-index"))
+    if documents is not None and not any(SECTION_SEP in d for d in documents):
+        sections = sorted({d for q in queries for d in q.relevant if section_parent(d) in documents})
+        if sections:
+            findings.append(Finding(
+                "warning", "section-label",
+                f"{len(sections)} relevant id(s) are sections ({', '.join(map(repr, sections[:3]))}"
+                f"{', ...' if len(sections) > 3 else ''}) but the index holds whole documents only: a retriever over "
+                "this index returns document ids, which never equal a section id, so these questions score 0",
+                None, (), "label at document level, or index sections (ids doc#section)"))
     return findings
 
 

@@ -121,9 +121,9 @@ def read_jsonl(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, 
         yield number, obj
 
 
-def read_json(path: str | Path, *, what: str) -> Any:
+def read_json(path: str | Path, *, what: str, hint: str | None = None) -> Any:
     """The JSON document in ``path``, decoded as strictly as a JSONL line; InputError naming the
-    file (and line where known) otherwise."""
+    file (and line where known) otherwise, with ``hint`` for a file that is not JSON at all."""
     raw = read_input(path, what)
     try:
         text = raw.decode("utf-8")
@@ -133,9 +133,14 @@ def read_json(path: str | Path, *, what: str) -> Any:
     try:
         return loads(text)
     except _BadValue as exc:
-        found = re.search(r"line (\d+) column", str(exc))
+        found = re.search(r" at line (\d+) column (\d+)", str(exc))
         line = int(found.group(1)) if found else _line_of_bad_number(text) if exc.kind == "number" else None
-        raise InputError(f"{what} file: {exc}", where=where(path, line), hint=_HINTS[exc.kind].format(what=what)) from None
+        message = str(exc).replace(found.group(0), f" at column {found.group(2)}") if found else str(exc)
+        if exc.kind == "json":
+            message = f"not valid JSON: {message.removeprefix('invalid JSON ')}"
+            hint = hint or f"the {what} file must be one JSON document"
+        raise InputError(f"{what} file: {message}", where=where(path, line),
+                         hint=hint if exc.kind == "json" else _HINTS[exc.kind].format(what=what)) from None
 
 
 def _line_of_bad_number(text: str) -> int | None:

@@ -242,6 +242,10 @@ def _sniff(path: Path) -> str:
             head = fh.read(4096)
     except FileNotFoundError:
         raise InputError("run file not found", where=str(path), hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError("expected a run file, found a folder", where=str(path), hint="name the file itself") from None
+    except OSError as exc:
+        raise InputError(f"cannot read run file: {exc.strerror}", where=str(path)) from None
     for line in head.lstrip(b"\xef\xbb\xbf").splitlines():
         if line.strip() and not line.lstrip().startswith(b"#"):
             return "jsonl" if line.lstrip().startswith(b"{") else "trec"

@@ -9,11 +9,11 @@ nothing, ids from another scheme).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
+from ragauge.data.ids import SECTION_SEP, chunk_parent, is_chunk_id, section_parent
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:
@@ -21,27 +21,9 @@ if TYPE_CHECKING:
 
     from ragauge.data.run import Run
 
-SECTION_SEP = "#"
-"""``doc#section``: a stable-section id is its document's id, this separator, and a section name."""
-
-CHUNK_ID = re.compile(r"(?i)(?:#|::|[_\-/.:])(?:chunk|chunks|chk|passage|split|part)[-_#:]?\d+$|#c\d+$")
-"""Ids that look like chunk ids (``kb-1#chunk-3``, ``doc::chunk_12``, ``a/b_passage7``): a golden set
-is judged at document or stable-section level, and chunk ids change with every re-chunking."""
-
 LOUD = "NOTE: "
 """Prefix of a warning that explains numbers which would otherwise mislead (every renderer shows
 warnings; this marks the ones that change how the numbers read)."""
-
-
-def section_parent(doc_id: str) -> str | None:
-    """``"kb-1#setup"`` -> ``"kb-1"``; None for an id without a section part."""
-    head, sep, tail = doc_id.partition(SECTION_SEP)
-    return head if sep and head and tail else None
-
-
-def is_chunk_id(doc_id: str) -> bool:
-    """True when ``doc_id`` looks like a chunk id rather than a document or section id."""
-    return CHUNK_ID.search(doc_id) is not None
 
 
 def _examples(ids: Iterable[str], n: int = 3) -> str:
@@ -110,7 +92,7 @@ def explain_zeros(golden: GoldenSet, run: "Run", docs: "pa.Array", *, any_releva
             f"{LOUD}no returned id equals a judged id, but {len(sections)}/{len(judged_set)} judged ids are sections "
             f"of returned documents (e.g. {_examples(sorted(sections))}): label at document level, or index sections")
         return warnings
-    parents = {section_parent(d) or _chunk_parent(d) for d in returned}
+    parents = {section_parent(d) or chunk_parent(d) for d in returned}
     covered = judged_set & parents
     if covered:
         warnings.append(
@@ -124,11 +106,6 @@ def explain_zeros(golden: GoldenSet, run: "Run", docs: "pa.Array", *, any_releva
         f"(returned: {_examples(sorted(returned))}; judged: {_examples(sorted(judged_set))}); check that the "
         f"run and the golden set use the same id scheme and the same index")
     return warnings
-
-
-def _chunk_parent(doc_id: str) -> str | None:
-    m = CHUNK_ID.search(doc_id)
-    return doc_id[:m.start()] if m and m.start() > 0 else None
 
 
 def no_answer_only(golden: Sequence[object], answerable: int) -> str | None:

@@ -13,6 +13,7 @@ from ragauge._version import __version__
 from ragauge.background import start
 from ragauge.data.arrow import strings, take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
+from ragauge.data.ids import in_index
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
@@ -192,7 +193,7 @@ def evaluate_run(
 def _drop_stale(golden: GoldenSet, known: set[str]) -> tuple[GoldenSet, dict[str, Any]]:
     """The golden set without relevant ids the index does not hold, and what was dropped."""
     def present(doc: str) -> bool:
-        return doc in known or doc.split("#", 1)[0] in known
+        return in_index(doc, known)
 
     kept, stale, questions, unjudgeable, total = [], [], [], [], 0
     for q in golden:

@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from ragauge.data.jsonl import read_json
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 
 
 def read_result(path: str | Path) -> Evaluation:
-    """Read a JSON result written by ``ragauge eval --format json``."""
+    """The one reader of a result written by ``ragauge eval --format json`` (report, compare and
+    every other command that loads one): InputError naming the file for anything else, a
+    malformed field or a number that is not finite."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("result file not found", where=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not a JSON result: {exc}", where=str(path),
-                         hint="pass a file written by 'ragauge eval --format json'") from None
+    hint = "pass a file written by 'ragauge eval ... --format json -o result.json'"
+    data = read_json(path, what="result", hint=hint)
     if not isinstance(data, dict) or "ragauge_result" not in data:
-        raise InputError("not a ragauge result", where=str(path),
-                         hint="pass a file written by 'ragauge eval --format json'")
-    return Evaluation.from_dict(data)
+        raise InputError("not a ragauge result: no 'ragauge_result' version field", where=str(path), hint=hint)
+    try:
+        return Evaluation.from_dict(data)
+    except InputError as exc:
+        exc.where = exc.where or str(path)
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise InputError(f"a malformed ragauge result ({what})", where=str(path), hint=hint) from None
 
 
 def is_result_file(path: str | Path) -> bool:

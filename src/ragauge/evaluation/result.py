@@ -122,6 +122,24 @@ class Evaluation:
             raise InputError(f"not a ragauge result (version {version!r})",
                              hint="pass a file written by 'ragauge eval --format json'")
         metrics = list(d["metrics"])
-        return cls(tuple(metrics), dict(d["summary"]), dict(d["by_tag"]),
+        if not all(isinstance(m, str) for m in metrics):
+            raise InputError("'metrics' must list metric names", hint="pass a file written by 'ragauge eval'")
+        summary = {m: _value(v, f"summary.{m}", empty=True) for m, v in dict(d["summary"]).items()}
+        for q in d["queries"]:
+            for m in metrics:
+                if m in q:
+                    _value(q[m], f"queries[{q.get('id')!r}].{m}")
+        return cls(tuple(metrics), summary, dict(d["by_tag"]),
                    tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
                    tuple(d.get("warnings", [])), dict(d["meta"]))
+
+
+def _value(value: Any, what: str, empty: bool = False) -> float:
+    """A metric value read back from a file: a finite number (or null, for an empty mean)."""
+    import math
+
+    from ragauge.data.numbers import check_number
+
+    if value is None and empty:
+        return math.nan
+    return check_number(value, what)

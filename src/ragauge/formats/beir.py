@@ -6,16 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.files import read_input
 from ragauge.data.jsonl import read_jsonl
+from ragauge.data.numbers import GRADE, check_number
 from ragauge.errors import InputError, where
 
 
 def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
     """``{query_id: {doc_id: grade}}`` from a BEIR qrels TSV (header optional, CRLF accepted)."""
+    raw = read_input(path, "BEIR qrels")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("BEIR qrels file not found", where=str(path), hint="check --split and the folder") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not valid UTF-8", where=where(path, raw.count(b"\n", 0, exc.start) + 1),
+                         hint="save the qrels file as UTF-8") from None
     out: dict[str, dict[str, float]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         parts = line.strip().split("\t") if "\t" in line else line.split()
@@ -26,7 +30,7 @@ def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
         if len(parts) < 3:
             raise InputError(f"expected query-id, corpus-id, score; found {len(parts)} field(s)", where=where(path, number))
         try:
-            grade = float(parts[2])
+            grade = check_number(float(parts[2]), "score", GRADE, where=where(path, number))
         except ValueError:
             raise InputError(f"score must be a number, got {parts[2]!r}", where=where(path, number)) from None
         docs = out.setdefault(parts[0], {})
