@@ -17,7 +17,7 @@ A file written by a newer ragauge (a higher version) is refused rather than misr
 
 from __future__ import annotations
 
-import json
+import math
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragauge.data.jsonl import dumps, loads
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.history import DEFAULT_HISTORY
@@ -80,7 +81,21 @@ _ENTRY_COLUMNS = ("id", "recorded_at", "label", "golden_hash", "golden_path", "g
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
+    return dumps(value)
+
+
+def _loads(text: Any, column: str, entry_id: Any, path: Path) -> Any:
+    """A JSON column read back; InputError naming the entry and column when it is corrupt."""
+    try:
+        return loads(text)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"the history is corrupt: entry {entry_id}, column {column!r}: {exc}", where=str(path),
+                         hint="restore the file from a backup, or start a new history with --history PATH") from None
+
+
+def _value(value: Any) -> float:
+    """A stored score: NULL is an empty mean (no question behind it)."""
+    return math.nan if value is None else float(value)
 
 
 class HistoryStore:
@@ -122,9 +137,9 @@ class HistoryStore:
                 "SELECT entry_id, tag, metric, value, n FROM scores ORDER BY rowid"):
             summary, by_tag = scores.setdefault(entry_id, ({}, {}))
             if tag is None:
-                summary[metric] = value
+                summary[metric] = _value(value)
             else:
-                by_tag.setdefault(tag, {"n": n} if n is not None else {})[metric] = value
+                by_tag.setdefault(tag, {"n": n} if n is not None else {})[metric] = _value(value)
         out = []
         for row in self.conn.execute(f"SELECT {', '.join(_ENTRY_COLUMNS)} FROM entries ORDER BY recorded_at, id"):
             d = dict(zip(_ENTRY_COLUMNS, row))
@@ -132,8 +147,8 @@ class HistoryStore:
             out.append(Entry(
                 d["id"], d["recorded_at"], d["label"], d["golden_hash"], d["golden_path"], d["golden_questions"],
                 d["run_path"], d["run_hash"], d["retriever"], d["fingerprint"], d["git_commit"], d["ragauge_version"],
-                tuple(json.loads(d["metrics"])), json.loads(d["contract"]), summary, by_tag, json.loads(d["counts"]),
-                json.loads(d["run_meta"]), self.questions(d["id"]) if questions else ()))
+                tuple(self._json(d, "metrics")), self._json(d, "contract"), summary, by_tag, self._json(d, "counts"),
+                self._json(d, "run_meta"), self.questions(d["id"]) if questions else ()))
         return out
 
     def with_questions(self, entry: Entry) -> Entry:
@@ -147,8 +162,12 @@ class HistoryStore:
         rows = self.conn.execute(
             "SELECT query_id, query, tags, first_relevant_rank, status, metric_values FROM questions "
             "WHERE entry_id = ? ORDER BY rowid", (entry_id,))
-        return tuple(QuestionPoint(qid, query, tuple(json.loads(tags)), json.loads(values), rank, status)
+        return tuple(QuestionPoint(qid, query, tuple(_loads(tags, "tags", entry_id, self.path)),
+                                   _loads(values, "metric_values", entry_id, self.path), rank, status)
                      for qid, query, tags, rank, status, values in rows)
+
+    def _json(self, row: dict[str, Any], column: str) -> Any:
+        return _loads(row[column], column, row["id"], self.path)
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
@@ -165,8 +184,20 @@ def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
     if not create:
         raise InputError("the history file is empty", where=str(path),
                          hint="record an evaluation: ragauge eval GOLDEN --run RUN --record")
-    with conn:
-        conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+    # Two first records can race here: the schema is made in one IMMEDIATE transaction, and the one
+    # that waited finds it made.
+    conn.isolation_level = None
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.isolation_level = ""
 
 
 @contextmanager
