@@ -177,9 +177,25 @@ def read_trec_run(path: str | Path) -> TrecRun:
         lines = [line.split() for line in tail.splitlines() if line.strip()]
         runid = lines[-1][5].decode("utf-8", "replace") if lines and len(lines[-1]) > 5 else ""
     score = _numpy(table.column("score"))
-    if np.isnan(score).any():
-        raise InputError("a score is NaN", where=str(path), hint="scores must be numbers")
+    bad = np.flatnonzero(~np.isfinite(score))
+    if len(bad):
+        row = int(bad[0])
+        raise InputError(f"score {score[row]} is not a finite number", where=where(path, _line_of_row(path, row)),
+                         hint="scores must be finite numbers (no nan, inf or values beyond 1.8e308)")
     return TrecRun(table.column("qid"), table.column("docno"), score, runid, str(path))
+
+
+def _line_of_row(path: Path, row: int) -> int | None:
+    """The 1-based line of data row ``row`` (comment and blank lines do not count as rows)."""
+    seen = -1
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            stripped = line.strip()
+            if stripped and not stripped.startswith(b"#"):
+                seen += 1
+                if seen == row:
+                    return number
+    return None
 
 
 def read_qrels(path: str | Path) -> Qrels:
