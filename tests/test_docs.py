@@ -46,3 +46,26 @@ def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
                 "print('pandas' in sys.modules)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert out.stdout.strip().splitlines()[-1] == "False", (args, out.stderr[-2000:])
+
+
+def test_the_readme_screenshot_command_runs_as_printed(tmp_path: Path, monkeypatch) -> None:
+    """docs/make_screenshot.py remakes the image from the command the README prints under it;
+    that command must run as written and make the report the image shows."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from ragauge.cli.main import cli
+
+    spec = importlib.util.spec_from_file_location("make_screenshot", ROOT / "docs" / "make_screenshot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    args = module.readme_command((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert args[:2] == ["ragauge", "eval"] and "--format" in args and "html" in args
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "report.html"
+    args[args.index("-o") + 1] = str(out)
+    result = CliRunner().invoke(cli, args[1:])
+    assert result.exit_code == 0, result.output
+    assert "bm25:examples/helpdesk/sections.jsonl" in out.read_text(encoding="utf-8")
