@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from ragauge.data.golden import GoldenQuery, GoldenSet, load_golden
     from ragauge.data.run import Hit, QueryResult, Run, read_run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
-    from ragauge.evaluation.evaluate import evaluate, evaluate_run
+    from ragauge.evaluation.evaluate import evaluate_run
+    from ragauge.evaluation.live import evaluate
     from ragauge.evaluation.result import Evaluation
     from ragauge.metrics.spec import MetricSpec, parse_metric
     from ragauge.trec_eval.runner import TrecEvalOptions, trec_eval
@@ -22,7 +23,7 @@ _EXPORTS = {
     "load_golden": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
     "read_run": "ragauge.data.run", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
     "QueryResult": "ragauge.data.run",
-    "evaluate": "ragauge.evaluation.evaluate", "evaluate_run": "ragauge.evaluation.evaluate",
+    "evaluate": "ragauge.evaluation.live", "evaluate_run": "ragauge.evaluation.evaluate",
     "Evaluation": "ragauge.evaluation.result",
     "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
     "trec_eval": "ragauge.trec_eval.runner", "TrecEvalOptions": "ragauge.trec_eval.runner",

@@ -17,7 +17,8 @@ def assert_no_regression(
     baseline: str | Path = "eval/baseline.json",
     config: str | Path | None = None,
     fetch: int | None = None,
-    **options: Any,
+    doc_id_sep: str | None = None,
+    doc_id_pattern: str | None = None,
 ) -> GateResult:
     """Check a run file (or a live ``retrieve(query, n)`` callable) against the baseline under the
     gate rules; raise AssertionError with the gate report when a rule fails.
@@ -39,13 +40,16 @@ def assert_no_regression(
     golden_set = load_golden(golden)
     rules = load_rules(Path(config) if config else find_config())
     if retrieve is not None:
-        from ragauge.evaluation.evaluate import collect_run
+        from ragauge.evaluation.live import collect_run
 
         the_run: Run = collect_run(golden_set, retrieve, fetch or 20)
         fetch = fetch or 20
     else:
         the_run = read_run(run)  # type: ignore[arg-type]
-    result = run_gate(golden_set, the_run, Path(baseline), rules, fetch=fetch, **options)
+    from ragauge.evaluation.options import EvalOptions
+
+    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    result = run_gate(golden_set, the_run, Path(baseline), rules, options)
     if not result.passed:
         raise AssertionError("retrieval regressed against the baseline\n" + render_gate_text(result))
     return result

@@ -63,7 +63,7 @@ def test_doc_id_pattern() -> None:
     (["-k", "0"], "-k takes integers from 1 to"),
     ([], "have chunk ids but no doc_id"),
     (["--doc-id-pattern", "("], "invalid --doc-id-pattern"),
-    (["--doc-id-sep", "#", "--fetch", "0"], "--fetch must be a positive"),
+    (["--doc-id-sep", "#", "--fetch", "0"], "--fetch (hits kept per question) must be an integer >= 1"),
 ])
 def test_bad_input_exits_2_with_one_message(args: list[str], message: str) -> None:
     result = invoke("eval", str(MINI / "golden.jsonl"), "--run", str(MINI / "run.jsonl"), *args)

@@ -43,9 +43,11 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
     from ragauge.evaluation.load import result_or_evaluate
     from ragauge.reports.comparison import render_comparison
 
-    options = dict(metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
-    b = result_or_evaluate(base, golden, **options)
-    n = result_or_evaluate(new, golden, **options)
+    from ragauge.evaluation.options import EvalOptions
+
+    options = EvalOptions(metrics, parse_ks(ks), fetch, doc_id_sep, doc_id_pattern)
+    b = result_or_evaluate(base, golden, options)
+    n = result_or_evaluate(new, golden, options)
     names = [m.strip() for m in metrics.split(",")] if metrics else None
     if names:
         from ragauge.metrics.spec import parse_metrics

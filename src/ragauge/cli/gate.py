@@ -74,7 +74,10 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     from ragauge.reports.gate import render_gate
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
-    result = run_gate(g, r, baseline_path, rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    from ragauge.evaluation.options import EvalOptions
+
+    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    result = run_gate(g, r, baseline_path, rules, options)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken ({', '.join(o.kind for o in result.failures)})")
@@ -111,8 +114,10 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     from ragauge.gate.run import run_baseline_update
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
-    record = run_baseline_update(g, r, baseline_path, rules, reason=reason, accept_drop=accept_drop, fetch=fetch,
-                                 doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    from ragauge.evaluation.options import EvalOptions
+
+    record = run_baseline_update(g, r, baseline_path, rules, reason=reason, accept_drop=accept_drop,
+                                 options=EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern))
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}", err=True)

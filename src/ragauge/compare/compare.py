@@ -10,11 +10,12 @@ import numpy as np
 
 from ragauge.compare.result import Comparison, MetricDelta
 from ragauge.errors import InputError
+from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.evaluation.tags import group_by_tag
 from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
 from ragauge.stats.randomization import holm, sign_flip_p_value
 
-CONTRACT_KEYS = ("fetch", "dedup", "doc_id", "relevance")
 
 
 def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
@@ -28,8 +29,7 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
                      "only the questions they share",
             )
         notes.append("different golden sets: only the questions present and answerable in both are compared")
-    bc, nc = base.meta["contract"], new.meta["contract"]
-    changed = [k for k in CONTRACT_KEYS if bc.get(k) != nc.get(k)]
+    changed = contract_differences(base.meta["contract"], new.meta["contract"])
     if changed:
         if not allow_different_golden:
             raise InputError(
@@ -100,11 +100,9 @@ def compare(
                 np.array([n.values[m] for _, n in subset], dtype=np.float64))
 
     overall = {m: _delta(*arrays(pairs, m), resamples, seed) for m in names}
-    tags = sorted({t for b, _ in pairs for t in b.tags})
-    by_tag: dict[str, dict[str, MetricDelta]] = {}
-    for tag in tags:
-        subset = [(b, n) for b, n in pairs if tag in b.tags]
-        by_tag[tag] = {m: _delta(*arrays(subset, m), resamples, seed) for m in names}
+    groups = group_by_tag(pairs, lambda pair: pair[0].tags)
+    tags = sorted(groups)
+    by_tag = {tag: {m: _delta(*arrays(groups[tag], m), resamples, seed) for m in names} for tag in tags}
 
     tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
     adjusted = holm([(overall[m] if t is None else by_tag[t][m]).p_value for t, m in tested])

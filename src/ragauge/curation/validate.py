@@ -29,7 +29,6 @@ Exit code: 0 with no error or warning, 1 otherwise; unusable input raises InputE
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -21,6 +21,11 @@ RELEVANCE_LEVEL = 1
 _KNOWN = ("id", "query", "relevant", "tags")
 
 
+def is_relevant(grade: float | None) -> bool:
+    """The one relevance rule: a judged grade >= ``RELEVANCE_LEVEL``."""
+    return grade is not None and grade >= RELEVANCE_LEVEL
+
+
 @dataclass(frozen=True)
 class GoldenQuery:
     """One question of a golden set.
@@ -39,7 +44,7 @@ class GoldenQuery:
 
     @property
     def answerable(self) -> bool:
-        return any(g >= RELEVANCE_LEVEL for g in self.relevant.values())
+        return any(is_relevant(g) for g in self.relevant.values())
 
     def to_dict(self) -> dict[str, Any]:
         graded = any(g != 1 for g in self.relevant.values())

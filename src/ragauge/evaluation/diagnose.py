@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
+from ragauge.data.golden import GoldenSet, is_relevant
 from ragauge.data.ids import SECTION_SEP, chunk_parent, is_chunk_id, section_parent
 from ragauge.errors import InputError
 
@@ -68,7 +68,7 @@ def explain_zeros(golden: GoldenSet, run: "Run", docs: "pa.Array", *, any_releva
     import pyarrow.compute as pc
 
     warnings: list[str] = []
-    judged = [d for q in golden for d, g in q.relevant.items() if g >= RELEVANCE_LEVEL]
+    judged = [d for q in golden for d, g in q.relevant.items() if is_relevant(g)]
     chunky = sorted({d for d in judged if is_chunk_id(d)})
     if chunky:
         warnings.append(f"{LOUD}{len(chunky)} relevant id(s) look like chunk ids ({_examples(chunky)}): judge at "

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ragauge.data.jsonl import read_json
 from ragauge.errors import InputError
+from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
 
 
@@ -39,7 +39,8 @@ def is_result_file(path: str | Path) -> bool:
     return head.startswith(b"{") and b'"ragauge_result"' in head
 
 
-def result_or_evaluate(path: str | Path, golden_path: str | Path | None, **options: Any) -> Evaluation:
+def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options: EvalOptions = EvalOptions(), *,
+                       run_format: str = "auto") -> Evaluation:
     """A saved result as is, or the run at ``path`` scored against ``golden_path``."""
     if is_result_file(path):
         return read_result(path)
@@ -48,7 +49,6 @@ def result_or_evaluate(path: str | Path, golden_path: str | Path | None, **optio
                          hint="pass --golden golden.jsonl, or compare saved results from 'ragauge eval --format json'")
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
-    from ragauge.evaluation.evaluate import evaluate_run
+    from ragauge.evaluation.evaluate import score_run
 
-    run_format = options.pop("run_format", "auto")
-    return evaluate_run(load_golden(golden_path), read_run(path, run_format), **options)
+    return score_run(load_golden(golden_path), read_run(path, run_format), options)

@@ -21,7 +21,9 @@ class Returned(NamedTuple):
 
     @property
     def relevant(self) -> bool:
-        return self.grade is not None and self.grade >= 1
+        from ragauge.data.golden import is_relevant
+
+        return is_relevant(self.grade)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"doc_id": self.doc_id, "rank": self.rank, "relevant": self.relevant}

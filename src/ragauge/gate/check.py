@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.compare.compare import CONTRACT_KEYS
+from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation
+from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gate.baseline import Baseline
 from ragauge.gate.config import GateRules
 from ragauge.stats.randomization import sign_flip_p_value
@@ -78,10 +79,10 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
 
 def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation) -> RuleOutcome:
     rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
-    qs = [q for q in ev.queries if tag in q.tags]
+    qs = group_by_tag(ev.queries).get(tag, [])
     if not qs:
         return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
-    value = float(np.mean([q.values[m] for q in qs]))
+    value = mean_of([q.values[m] for q in qs])
     failed = value < floor - EPS
     lowest = sorted(qs, key=lambda q: (q.values[m], q.id))[:SHOWN]
     questions = [{"id": q.id, "now": q.values[m], "first_relevant_rank": q.first_relevant_rank} for q in lowest]
@@ -114,7 +115,7 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                                        f"the golden set changed since the baseline ({baseline.golden_hash[:19]}... -> "
                                        f"{evaluation.meta['golden']['hash'][:19]}...); {renew}")], meta)
     contract = evaluation.meta["contract"]
-    changed = [k for k in CONTRACT_KEYS if contract.get(k) != baseline.contract.get(k)]
+    changed = contract_differences(contract, baseline.contract)
     if changed:
         return GateResult([RuleOutcome("contract", "the metric contract is the baseline's", False,
                                        f"{', '.join(changed)} differ from the baseline's; use the same options or {renew}")],

@@ -1,0 +1,78 @@
+"""What an evaluation is asked to do (``EvalOptions``) and the rules its numbers obey (``Contract``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ragauge.data.golden import RELEVANCE_LEVEL
+from ragauge.data.numbers import COUNT, check_number
+from ragauge.errors import InputError
+from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+
+DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
+OnError = Literal["zero", "skip"]
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How to score a run. ``metrics`` (specs such as ``"ndcg@10"``) default to hit@k, recall@k,
+    mrr and ndcg@k for each cutoff in ``k``; ``fetch`` keeps each question's first N raw hits
+    before deduplication (None: all); ``doc_id_sep``/``doc_id_pattern`` map chunk ids to documents;
+    ``on_error`` scores failed questions 0 ("zero") or leaves them out of every mean ("skip");
+    ``known_documents`` (an index's ids) turns on stale-label checking."""
+
+    metrics: Sequence[str | MetricSpec] | str | None = None
+    k: int | Sequence[int] = 5
+    fetch: int | None = None
+    doc_id_sep: str | None = None
+    doc_id_pattern: str | None = None
+    on_error: OnError = "zero"
+    known_documents: Set[str] | None = None
+
+    def specs(self) -> tuple[MetricSpec, ...]:
+        """The metric specs asked for; InputError for a bad spec or cutoff."""
+        if self.metrics:
+            if isinstance(self.metrics, str):
+                return parse_metrics(self.metrics)
+            return tuple(dict.fromkeys(m if isinstance(m, MetricSpec) else parse_metrics(m)[0] for m in self.metrics))
+        ks = [self.k] if isinstance(self.k, int) else list(self.k)
+        if not ks or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in ks):
+            raise InputError(f"cutoffs must be positive integers, got {self.k!r}", hint="e.g. -k 5 or -k 1,5,10")
+        return default_metrics(ks)
+
+    def checked_fetch(self) -> int | None:
+        if self.fetch is None:
+            return None
+        return int(check_number(self.fetch, "--fetch (hits kept per question)", COUNT))
+
+    def checked_on_error(self) -> OnError:
+        if self.on_error not in ("zero", "skip"):
+            raise InputError(f"on_error must be 'zero' or 'skip', got {self.on_error!r}")
+        return self.on_error
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The rules behind a result's numbers. Two results are comparable when their ``COMPARABLE``
+    fields agree (the metric list and cutoffs may differ: each metric is compared on its own)."""
+
+    metrics: tuple[str, ...]
+    k: tuple[int, ...]
+    fetch: int | None
+    doc_id: str
+    dedup: str = DEDUP_RULE
+    relevance: str = f"grade >= {RELEVANCE_LEVEL}"
+    mean_over: str = "answerable questions"
+
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,
+                "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over}
+
+
+def contract_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The comparable contract fields on which two stored contracts differ."""
+    return [key for key in Contract.COMPARABLE if a.get(key) != b.get(key)]
