@@ -103,3 +103,15 @@ def test_trec_docnos_read_as_chunk_ids(tmp_path, rule) -> None:
     row = ev.queries[0]
     assert row.values == {"mrr": 0.5, "hit@5": 1.0}
     assert row.folded == 1 and [t.doc_id for t in row.top] == ["d1", "d2"]
+
+
+def test_plain_python_runs_and_golden_sets_score_like_files() -> None:
+    """{qid: [doc]} and the {qid: {doc: score}} dicts of pytrec_eval/ranx users are runs too;
+    score ties are broken by doc id descending, as trec_eval does."""
+    golden = [{"id": "q1", "query": "a", "relevant": ["c"]}, {"id": "q2", "query": "b", "relevant": {"x": 2}}]
+    by_list = ragauge.evaluate_run(golden, {"q1": ["b", "c"], "q2": ["x"]}, metrics="mrr")
+    by_score = ragauge.evaluate_run(golden, {"q1": {"a": 1.0, "b": 3.0, "c": 1.0}, "q2": {"x": 0.5}}, metrics="mrr")
+    assert [q.values["mrr"] for q in by_list.queries] == [0.5, 1.0]
+    assert [q.values["mrr"] for q in by_score.queries] == [0.5, 1.0]  # b (3.0), then c before a (tie)
+    with pytest.raises(ragauge.InputError, match="score of 'a' for question 'q1' must be a finite number"):
+        ragauge.evaluate_run(golden, {"q1": {"a": float("nan")}}, metrics="mrr")

@@ -164,3 +164,23 @@ def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
     with atomic_writer(path, what="golden set") as fh:
         for q in golden:
             fh.write(dumps(q.to_dict()) + "\n")
+
+
+def as_golden(value: "GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]]") -> GoldenSet:
+    """A GoldenSet from a GoldenSet, a golden-set file's path, or questions as GoldenQuery objects or
+    dicts in the file's line format (``{"id", "query", "relevant", "tags"}``), checked like a file."""
+    if isinstance(value, GoldenSet):
+        return value
+    if isinstance(value, (str, Path)):
+        return load_golden(value)
+    queries = []
+    for number, item in enumerate(value, start=1):
+        if isinstance(item, GoldenQuery):
+            queries.append(item)
+        elif isinstance(item, Mapping):
+            queries.append(parse_golden_line(item, f"question {number}"))
+        else:
+            raise InputError(f"question {number}: expected a GoldenQuery or a dict, got {type(item).__name__}")
+    if not queries:
+        raise InputError("the golden set has no questions")
+    return GoldenSet.from_queries(queries)

@@ -269,3 +269,36 @@ def _from_trec(path: Path) -> Run:
         ranking = None
     return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, tuple(grouping.ids), meta={"runid": trec.runid},
                source=str(path), format="trec", ranking=ranking)
+
+
+def as_run(value: "Run | str | Path | Mapping[str, Any]") -> Run:
+    """A Run from what a user has at hand: a Run, a run file's path, or plain Python data —
+    ``{qid: [doc_id, ...]}`` (ranked lists) or ``{qid: {doc_id: score}}`` (the dicts pytrec_eval
+    and ranx take, ranked by score descending, ties by doc id descending as trec_eval does).
+    Scores must be finite; InputError names the question otherwise."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, Path)):
+        return read_run(value)
+    if not isinstance(value, Mapping):
+        raise InputError(f"a run must be a Run, a path or a mapping of question ids, got {type(value).__name__}")
+    results = []
+    for qid, hits in value.items():
+        if not isinstance(qid, str) or not qid:
+            raise InputError(f"run question ids must be non-empty strings, got {qid!r}")
+        if isinstance(hits, Mapping):
+            scored = [(str(doc), check_number(score, f"score of {doc!r} for question {qid!r}"))
+                      for doc, score in hits.items()]
+            scored.sort(key=lambda pair: (-pair[1], _descending(pair[0])))
+            results.append(QueryResult(qid, tuple(Hit(doc, None, score) for doc, score in scored)))
+        elif isinstance(hits, (list, tuple)):
+            results.append(QueryResult(qid, tuple(_parse_hit(h, f"question {qid!r}") for h in hits)))
+        else:
+            raise InputError(f"hits of question {qid!r} must be a list of ids or a {{doc_id: score}} mapping, "
+                             f"got {type(hits).__name__}")
+    return Run.from_results(results, meta={"retriever": "python data"})
+
+
+def _descending(text: str) -> tuple[int, ...]:
+    """A sort key that orders strings descending (trec_eval breaks score ties by docno, descending)."""
+    return tuple(-b for b in text.encode("utf-8")) + (1,)

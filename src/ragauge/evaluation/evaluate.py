@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
+from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -11,8 +12,8 @@ import numpy as np
 from ragauge._version import __version__
 from ragauge.background import start
 from ragauge.data.arrow import strings, take
-from ragauge.data.golden import RELEVANCE_LEVEL, GoldenSet
-from ragauge.data.run import Run
+from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet, as_golden
+from ragauge.data.run import Run, as_run
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
@@ -35,8 +36,8 @@ MAX_SHOWN = 20
 
 
 def evaluate_run(
-    golden: GoldenSet,
-    run: Run,
+    golden: GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]],
+    run: Run | str | Path | Mapping[str, Any],
     *,
     metrics: Sequence[str | MetricSpec] | str | None = None,
     k: int | Sequence[int] = 5,
@@ -48,6 +49,9 @@ def evaluate_run(
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
+    ``golden`` is a GoldenSet, a file or questions as dicts (see ``as_golden``); ``run`` a Run, a
+    run file, ``{qid: [doc, ...]}`` or ``{qid: {doc: score}}`` (see ``as_run``).
+
     Means are over answerable questions only (a mean over none is NaN, with a warning);
     no-answer questions are reported apart. Questions missing from the run score 0 and are
     listed; run queries outside the golden set are ignored and counted. Questions whose
@@ -58,7 +62,7 @@ def evaluate_run(
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
-    return score_run(golden, run, EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error,
+    return score_run(as_golden(golden), as_run(run), EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error,
                                               known_documents))
 
 
