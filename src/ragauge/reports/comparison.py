@@ -95,12 +95,12 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
 
 def render_comparison_html(c: Comparison) -> str:
     """One self-contained, offline page (autoescaped Jinja2, inline CSS and SVG, no script)."""
-    import jinja2
-    from markupsafe import Markup
+    from ragauge.reports.jinja import environment, static_file
 
-    loader = jinja2.PackageLoader("ragauge.reports", "templates")
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined)
-    css = loader.get_source(env, "report.css")[0]
+    env = environment("the HTML comparison")
+    from markupsafe import Markup  # after environment(): a missing Jinja2 gets its hint first
+
+    css = static_file(env, "report.css")
     width = 160.0
     spans = [abs(x) for d in c.metrics.values() for x in (*d.ci95, d.diff) if x == x]
     scale = max(spans + [1e-9])
