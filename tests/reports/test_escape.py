@@ -96,3 +96,12 @@ def test_html_finalize_keeps_markup_and_whitespace() -> None:
     assert escape.html("a\tb\n\x1b\u202e") == "a\tb\n\\x1b\\u202e"
     kept = Markup("<style>\x1b</style>")
     assert escape.html(kept) is kept and escape.html(3) == 3
+
+
+@given(PIECES)
+@settings(max_examples=200)
+def test_markdown_in_an_html_summary_is_only_text(text: str) -> None:
+    page = nodes(gfm(f"<details><summary>why: {escape.markdown(text, in_html=True)}</summary>\n\nbody\n\n</details>\n"))
+    assert [t for t, _ in page.tags] == ["details", "summary", "p"]
+    assert_nothing_linked(page)
+    assert "".join(page.text).replace(escape.ZWSP, "").startswith("why: " + _shown(text) + "\n")

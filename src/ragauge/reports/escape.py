@@ -10,9 +10,9 @@ through nothing else.
   or start a line (``\\r``/``\\n``: a crafted id cannot fake a "gate PASSED" line), nor reorder what
   the reader sees. A backslash in the text is left alone (this is for display, not a reversible
   encoding). Every other character is kept.
-- :func:`markdown`: text for inline GitHub Markdown (a table cell, a list item, a paragraph). It is
-  safe in a one-line HTML block such as ``<details><summary>...</summary>`` too (no tag, no line
-  break), where the backslash escapes show. See its docstring for the rule.
+- :func:`markdown`: text for inline GitHub Markdown (a table cell, a list item, a paragraph), or with
+  ``in_html=True`` for a one-line HTML block in it (``<details><summary>...</summary>``). See its
+  docstring for the rule.
 - :func:`xml`: text an XML 1.0 document can hold, the same characters as :func:`terminal` made visible
   (tab, newline and carriage return excepted), for ElementTree, which then writes ``& < > "`` (and, in
   attributes, tab, newline and carriage return) as references.
@@ -75,8 +75,10 @@ _SCHEME = re.compile(r"/(?=/)")                 # https://, ftp://, //host
 _WWW = re.compile(r"(?i)\b(www)(?=\.)")
 
 
-def markdown(text: object) -> str:
-    """``text`` made inert for inline GitHub-flavoured Markdown, on one line.
+def markdown(text: object, *, in_html: bool = False) -> str:
+    """``text`` made inert for inline GitHub-flavoured Markdown, on one line; with ``in_html``, for
+    the inside of a one-line HTML block such as ``<details><summary>...</summary>``, where GitHub
+    reads entities but no Markdown (so steps 3, 4 and 6 are skipped: their backslashes would show).
 
     The rule, in order:
 
@@ -103,10 +105,13 @@ def markdown(text: object) -> str:
     invisible zero-width spaces (which a copied id will carry)."""
     one_line = " ".join(str(text).split())
     shown = _CONTROLS.sub(_visible, one_line)
-    entities = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    escaped = _MD_LINE_START.sub(_line_start, _MD_PUNCT.sub(r"\\\1", entities))
-    unlinked = _EMAIL_AT.sub(r"\\@", _MENTION.sub(r"\1" + ZWSP, escaped))
-    return _WWW.sub(r"\1" + ZWSP, _SCHEME.sub("/" + ZWSP, unlinked))
+    out = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if not in_html:
+        out = _MD_LINE_START.sub(_line_start, _MD_PUNCT.sub(r"\\\1", out))
+    out = _MENTION.sub(r"\1" + ZWSP, out)
+    if not in_html:
+        out = _EMAIL_AT.sub(r"\\@", out)
+    return _WWW.sub(r"\1" + ZWSP, _SCHEME.sub("/" + ZWSP, out))
 
 
 def _line_start(match: re.Match[str]) -> str:

@@ -90,7 +90,7 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
 
     bad = worst_questions(evaluation, worst) if m else []
     if bad:
-        out += ["", f"<details><summary>Worst {len(bad)} questions (by {names[0]})</summary>", ""]
+        out += ["", f"<details><summary>Worst {len(bad)} questions (by {escape(m[0], in_html=True)})</summary>", ""]
         out += _table(["id", "question", names[0], "first relevant", "expected",
                        f"returned (top {SHOWN_DOCS}, **bold** = relevant)"],
                       [_question_row(evaluation, q) for q in bad], None)
