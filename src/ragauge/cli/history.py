@@ -72,7 +72,9 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
     series = build_series(shown, metric_names or None, list(tags) or None)
     source = str(history_path)
     if fmt == "json":
-        text = json.dumps(history_json(shown, marks, series, flip), indent=2, ensure_ascii=False) + "\n"
+        from ragauge.reports import escape
+
+        text = escape.json(json.dumps(history_json(shown, marks, series, flip), indent=2, ensure_ascii=False)) + "\n"
     elif fmt == "html":
         from ragauge.history.html import render_html
 

@@ -253,8 +253,11 @@ def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_pe
 
 
 def render_text(report: ValidationReport) -> str:
-    """The report for a terminal: a summary line, each finding with file:line, the tag counts."""
-    out = [f"{report.source}: {report.questions} questions ({report.answerable} answerable, "
+    """The report for a terminal: a summary line, each finding with file:line, the tag counts. Paths,
+    messages, hints and tags go through :func:`ragauge.reports.escape.terminal` (they quote the file)."""
+    from ragauge.reports.escape import terminal as t
+
+    out = [f"{t(report.source)}: {report.questions} questions ({report.answerable} answerable, "
            f"{report.no_answer} no-answer), {len(report.tags)} tags"]
     if report.documents is not None:
         out.append(f"relevant ids checked against {report.documents} documents "
@@ -263,13 +266,13 @@ def render_text(report: ValidationReport) -> str:
         out.append("")
     for f in report.findings:
         place = where(report.source, f.line) if f.line is not None else report.source
-        out.append(f"{f.severity.upper():7} {place}: [{f.code}] {f.message}")
+        out.append(f"{t(f.severity.upper()):7} {t(place)}: [{t(f.code)}] {t(f.message)}")
         if f.hint:
-            out.append(f"        hint: {f.hint}")
+            out.append(f"        hint: {t(f.hint)}")
     if report.tags:
         out.append("")
         out.append("questions per tag: " + ", ".join(
-            f"{tag} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
+            f"{t(tag)} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
         if any(n < report.min_per_tag for n in report.tags.values()):
             out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
     errors, warnings = report.count("error"), report.count("warning")
@@ -280,4 +283,7 @@ def render_text(report: ValidationReport) -> str:
 
 
 def render_json(report: ValidationReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    """The report as JSON (``to_dict``), written by :func:`ragauge.reports.escape.json`'s rule."""
+    from ragauge.reports import escape
+
+    return escape.json(json.dumps(report.to_dict(), indent=2, ensure_ascii=False)) + "\n"
