@@ -8,6 +8,7 @@ the golden set, the runs and saved results): each goes through the output langua
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ragauge.compare.result import Comparison, MetricDelta
@@ -28,7 +29,7 @@ def _p(x: float) -> str:
     return f"{x:.4f}" if x >= 0.0001 else "<0.0001"
 
 
-def _rows(c: Comparison, text: Any) -> list[list[str]]:
+def _rows(c: Comparison, text: Callable[[object], str]) -> list[list[str]]:
     """One row per metric; ``text`` escapes the user text (the metric's name, the verdict)."""
     return [[text(m), f"{d.base:.4f}", f"{d.new:.4f}", _signed(d.diff), _ci(d), _p(d.p_value), _p(d.p_adjusted),
              f"{d.better}/{d.worse}/{d.tied}", text(d.verdict)] for m, d in c.metrics.items()]
@@ -47,8 +48,9 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     t = escape.terminal
     meta = c.meta
     out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
-           f"{t(meta['paired_questions'])} paired questions; paired bootstrap 95% CI ({t(meta['resamples'])} resamples, "
-           f"seed {t(meta['seed'])}); sign-flip randomization test; Holm over metrics x tags", ""]
+           f"{t(meta['paired_questions'])} paired questions; paired bootstrap 95% CI "
+           f"({t(meta['resamples'])} resamples, seed {t(meta['seed'])}); sign-flip randomization test; "
+           "Holm over metrics x tags", ""]
     out += text_table(HEADER, _rows(c, t))
     if c.by_tag:
         out += ["", "by tag (diff new - base, Holm-adjusted p)"]
@@ -60,7 +62,8 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
         out += ["", f"{len(c.worse_queries)} question(s) got worse" + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
         for q in c.worse_queries[:worse]:
             drops = ", ".join(f"{t(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
-            out.append(f"  {t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}  ({drops})")
+            out.append(f"  {t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"
+                       f"  ({drops})")
             out.append(f"    query:    {t(q['query'][:100])}")
             if q["displaced_by"]:
                 out.append(f"    now above it: {t(', '.join(q['displaced_by']))}")

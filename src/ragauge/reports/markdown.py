@@ -66,8 +66,8 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     k = ",".join(map(str, meta.get("contract", {}).get("k", []))) or "-"
     out += ["", f"<sub>k={escape(k)} · fetch={escape(fetch_label(evaluation))} · means over "
                 f"{escape(counts.get('answerable', len(evaluation.queries)))} answerable of "
-                f"{escape(counts.get('questions', '?'))} questions · {escape(counts.get('no_answer', 0))} no-answer · "
-                f"ragauge {escape(meta.get('ragauge_version', '?'))}"
+                f"{escape(counts.get('questions', '?'))} questions · "
+                f"{escape(counts.get('no_answer', 0))} no-answer · ragauge {escape(meta.get('ragauge_version', '?'))}"
                 f"</sub>"]
     perf = latency_cost_line(evaluation)
     if perf:
