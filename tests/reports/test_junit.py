@@ -61,5 +61,5 @@ def test_characters_xml_cannot_hold_are_replaced(evaluation: Evaluation) -> None
     broken = dataclasses.replace(evaluation, queries=(q,))
     root = parse(broken)
     (case,) = list(root.iter("testcase"))
-    assert case.get("name") == "bad\ufffdid\ufffd"
+    assert case.get("name") == "bad\\x00id\\x1b"
 

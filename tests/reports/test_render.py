@@ -9,7 +9,12 @@ import pytest
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports.render import FORMATS, render
-from ragauge.reports.views import rank_histogram, recall_curve, tag_rows, worst_questions
+from ragauge.reports.views import (
+    rank_histogram,
+    recall_curve,
+    tag_rows,
+    worst_questions,
+)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

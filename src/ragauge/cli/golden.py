@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ragauge.errors import InputError
+from ragauge.reports.escape import terminal
 
 
 @click.group("golden")
@@ -35,7 +36,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
 
     golden = import_beir(folder, split)
     write_golden(golden, output)
-    click.echo(f"wrote {len(golden)} questions to {output}", err=True)
+    click.echo(f"wrote {len(golden)} questions to {terminal(output)}", err=True)
 
 
 @golden_group.command("validate")
@@ -145,7 +146,7 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
     if report_path is not None:
         lines = report_lines(reports, summary, options, str(source))
         write_output("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), report_path)
-    click.echo(f"{summary.describe()}; wrote {output}", err=True)
+    click.echo(f"{terminal(summary.describe())}; wrote {terminal(output)}", err=True)
 
 
 def _check_regions(codes: tuple[str, ...]) -> None:

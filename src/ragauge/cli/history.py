@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ragauge.cli.options import write_output
+from ragauge.data.jsonl import dumps
 from ragauge.history import DEFAULT_HISTORY
 
 HISTORY_FORMATS = ("text", "json", "html")
@@ -48,7 +49,6 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
       ragauge history --flips prev last
       ragauge history --format html -o history.html
     """
-    import json
 
     from ragauge.history.report import (
         build_series,
@@ -72,7 +72,8 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
     series = build_series(shown, metric_names or None, list(tags) or None)
     source = str(history_path)
     if fmt == "json":
-        text = json.dumps(history_json(shown, marks, series, flip), indent=2, ensure_ascii=False) + "\n"
+
+        text = dumps(history_json(shown, marks, series, flip), indent=2) + "\n"
     elif fmt == "html":
         from ragauge.history.html import render_html
 

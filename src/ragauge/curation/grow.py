@@ -182,18 +182,21 @@ class GrowReport:
     """``(log line, the id it resembles, similarity)`` for duplicates whose normalised text differs."""
 
     def lines(self) -> list[str]:
+        """The report for a terminal; log references and ids through :func:`ragauge.reports.escape.terminal`."""
+        from ragauge.reports.escape import terminal as t
+
         out = [f"read {self.read} log line(s)"]
         if self.unreadable:
             more = f" (+{len(self.unreadable) - 5} more)" if len(self.unreadable) > 5 else ""
             out.append(f"skipped {len(self.unreadable)} line(s) that are not JSON objects: "
-                       f"{', '.join(self.unreadable[:5])}{more}")
+                       f"{t(', '.join(self.unreadable[:5]))}{more}")
         if self.no_query:
             out.append(f"skipped {self.no_query} line(s) without a question")
         out.append(f"skipped {self.feedback_skipped} line(s) by feedback")
         out.append(f"dropped {self.duplicates_golden} duplicate(s) of the golden set, "
                    f"{self.duplicates_log} repeat(s) within the log")
         for ref, other, sim in self.near_duplicates[:5]:
-            out.append(f"  near-duplicate: {ref} ~ {other} (similarity {sim:.2f})")
+            out.append(f"  near-duplicate: {t(ref)} ~ {t(other)} (similarity {sim:.2f})")
         out.append(f"kept {self.kept} candidate(s), {self.scrubbed} with personal data redacted")
         return out
 

@@ -28,16 +28,19 @@ Exit code: 0 with no error or warning, 1 otherwise; unusable input raises InputE
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
-from ragauge.data.jsonl import decode_lines
+from ragauge.curation.similarity import (
+    NEAR_DUPLICATE_JACCARD,
+    near_duplicate_pairs,
+    normalise,
+)
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
+from ragauge.data.jsonl import decode_lines, dumps
 from ragauge.errors import InputError, where
 
 REPORT_VERSION = 1
@@ -257,8 +260,11 @@ def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_pe
 
 
 def render_text(report: ValidationReport) -> str:
-    """The report for a terminal: a summary line, each finding with file:line, the tag counts."""
-    out = [f"{report.source}: {report.questions} questions ({report.answerable} answerable, "
+    """The report for a terminal: a summary line, each finding with file:line, the tag counts. Paths,
+    messages, hints and tags go through :func:`ragauge.reports.escape.terminal` (they quote the file)."""
+    from ragauge.reports.escape import terminal as t
+
+    out = [f"{t(report.source)}: {report.questions} questions ({report.answerable} answerable, "
            f"{report.no_answer} no-answer), {len(report.tags)} tags"]
     if report.documents is not None:
         out.append(f"relevant ids checked against {report.documents} documents "
@@ -267,13 +273,13 @@ def render_text(report: ValidationReport) -> str:
         out.append("")
     for f in report.findings:
         place = where(report.source, f.line) if f.line is not None else report.source
-        out.append(f"{f.severity.upper():7} {place}: [{f.code}] {f.message}")
+        out.append(f"{t(f.severity.upper()):7} {t(place)}: [{t(f.code)}] {t(f.message)}")
         if f.hint:
-            out.append(f"        hint: {f.hint}")
+            out.append(f"        hint: {t(f.hint)}")
     if report.tags:
         out.append("")
         out.append("questions per tag: " + ", ".join(
-            f"{tag} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
+            f"{t(tag)} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
         if any(n < report.min_per_tag for n in report.tags.values()):
             out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
     errors, warnings = report.count("error"), report.count("warning")
@@ -284,4 +290,6 @@ def render_text(report: ValidationReport) -> str:
 
 
 def render_json(report: ValidationReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    """The report as JSON (``to_dict``), written by :func:`ragauge.data.jsonl.dumps`."""
+
+    return dumps(report.to_dict(), indent=2) + "\n"

@@ -162,10 +162,19 @@ def finite_or_none(value: Any) -> Any:
     return value
 
 
-def dumps(value: Any, *, indent: int | None = None) -> str:
-    """The one JSON encoder for what ragauge writes: UTF-8 text (not ASCII escapes), never
-    ``NaN``/``Infinity`` (written as null)."""
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+
+
+def dumps(value: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None) -> str:
+    """The one JSON encoder for everything ragauge writes (run files, baselines, history, reports).
+
+    UTF-8 text rather than ASCII escapes, except DEL, C1 controls, bidi controls, U+2028/U+2029
+    and lone surrogates, which are written as ``\\u`` escapes, so the text always encodes, prints
+    safely on a terminal, and parses back equal. Never ``NaN``/``Infinity`` (written as null)."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
     except ValueError:
-        return json.dumps(finite_or_none(value), ensure_ascii=False, allow_nan=False, indent=indent)
+        text = json.dumps(finite_or_none(value), ensure_ascii=False, allow_nan=False, indent=indent,
+                          separators=separators)
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

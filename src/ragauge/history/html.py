@@ -190,18 +190,12 @@ def chart(metric: str, series: Sequence[Series], entries: Sequence[Entry], marks
 def render_html(entries: Sequence[Entry], marks: Sequence[Marker], series: Sequence[Series],
                 flip: Flips | None = None, source: str = "") -> str:
     """The self-contained history page (``marks``: the entries' markers, as for ``render_text``)."""
-    try:
-        import jinja2
-        from markupsafe import Markup
-    except ImportError:  # a core dependency; a broken install still gets a hint, not a traceback
-        from ragauge.errors import RagaugeError
+    from ragauge.reports.jinja import environment, static_file
 
-        raise RagaugeError("the HTML history needs Jinja2, which is not installed",
-                           hint="pip install jinja2 (ragauge depends on it: reinstall ragauge)") from None
-    from importlib.resources import files
+    env = environment("the HTML history")
+    from markupsafe import Markup  # after environment(): a missing Jinja2 gets its hint first
 
-    css = files("ragauge.reports").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    css = static_file(env, "report.css")
     by_metric: dict[str, list[Series]] = {}
     for s in series:
         by_metric.setdefault(s.metric, []).append(s)

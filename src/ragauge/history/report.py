@@ -1,5 +1,8 @@
 """The history over time: series per metric (overall and by tag), event markers, flips between two
-points, and the text and JSON renderings. Pure functions over ``Entry`` values; no files, no clock."""
+points, and the text and JSON renderings. Pure functions over ``Entry`` values; no files, no clock.
+
+The text rendering puts every recorded string (labels, retrievers, paths, tags, metric names, question
+ids and text: the history file is user data) through :func:`ragauge.reports.escape.terminal`."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 
 from ragauge.errors import InputError
 from ragauge.history.model import Entry
+from ragauge.reports.escape import terminal as t
 
 HISTORY_JSON_VERSION = 1
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -221,11 +225,12 @@ def find_flips(a: Entry, b: Entry, metric: str | None = None) -> Flips:
 # --- renderings --------------------------------------------------------------------------------------
 
 def _short_hash(h: str) -> str:
-    return h.split(":", 1)[-1][:8]
+    return t(h.split(":", 1)[-1][:8])
 
 
 def _clip(text: str, n: int) -> str:
-    text = " ".join(text.split())
+    """Prose on one line (escaped), cut to ``n`` characters."""
+    text = t(" ".join(text.split()))
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
@@ -234,30 +239,30 @@ def render_text(entries: Sequence[Entry], marks: Sequence[Marker], series: Seque
     """Entries table, then one row per series with its sparkline, then the flips when given.
     ``marks`` are the entries' markers (``markers`` over the whole history, then cut like ``entries``)."""
     if not entries:
-        return f"history {source}: no recorded evaluations\n"
-    lines = [f"history {source} · {len(entries)} evaluation(s) · {entries[0].recorded_at[:10]} → "
-             f"{entries[-1].recorded_at[:10]}", ""]
+        return f"history {t(source)}: no recorded evaluations\n"
+    lines = [f"history {t(source)} · {len(entries)} evaluation(s) · {t(entries[0].recorded_at[:10])} → "
+             f"{t(entries[-1].recorded_at[:10])}", ""]
     lines.append(f"{'#':>4}  {'recorded (UTC)':<16}  {'golden':<10}  {'commit':<8}  {'label / retriever'}")
     for e, m in zip(entries, marks):
         golden = _short_hash(e.golden_hash) + (" G" if m.golden_changed else "")
-        what = f"[{e.label}] " if e.label else ""
+        what = f"[{t(e.label)}] " if e.label else ""
         what += _clip(e.retriever or e.run_path or "", 70)
-        lines.append(f"{e.id if e.id is not None else '-':>4}  {e.recorded_at[:16].replace('T', ' '):<16}  "
-                     f"{golden:<10}  {(e.git_commit or '-')[:8]:<8}  {what}".rstrip())
-    metric_w = max([len("metric"), *(len(s.metric) for s in series)])
-    tag_w = min(max([len("(all)"), *(len(s.tag or "") for s in series)]), 24)
+        lines.append(f"{e.id if e.id is not None else '-':>4}  {t(e.recorded_at[:16].replace('T', ' ')):<16}  "
+                     f"{golden:<10}  {t((e.git_commit or '-')[:8]):<8}  {what}".rstrip())
+    metric_w = max([len("metric"), *(len(t(s.metric)) for s in series)])
+    tag_w = min(max([len("(all)"), *(len(t(s.tag or "")) for s in series)]), 24)
     trend_w = max(len("trend"), len(entries))
     lines += ["", f"{'metric':<{metric_w}}  {'tag':<{tag_w}}  {'trend':<{trend_w}}  {'first':>6}  {'last':>6}  "
               f"{'min':>6}  {'max':>6}  {'Δ last':>7}"]
     lines.append(f"{'':<{metric_w}}  {'events':<{tag_w}}  {''.join(m.mark for m in marks):<{trend_w}}")
     for s in series:
         present = [v for v in s.values if v is not None]
-        tag = (s.tag or "(all)")[:tag_w]
+        tag = t(s.tag or "(all)")[:tag_w]
         if not present:
             continue
         both = [v for v in s.values[-2:] if v is not None]
         delta = f"{both[1] - both[0]:+.4f}" if len(both) == 2 else "-"
-        lines.append(f"{s.metric:<{metric_w}}  {tag:<{tag_w}}  {sparkline(s.values):<{trend_w}}  "
+        lines.append(f"{t(s.metric):<{metric_w}}  {tag:<{tag_w}}  {sparkline(s.values):<{trend_w}}  "
                      f"{present[0]:>6.4f}  {present[-1]:>6.4f}  {min(present):>6.4f}  {max(present):>6.4f}  {delta:>7}")
     lines += ["", f"trend: one block per evaluation, scaled from each row's min to its max ({MISSING} no value); "
               f"events: {LABEL_MARK} labelled, {GOLDEN_MARK} golden set changed, {BOTH_MARK} both"]
@@ -270,12 +275,12 @@ def flips_text(f: Flips) -> list[str]:
     def rank(r: int | None) -> str:
         return "-" if r is None else str(r)
 
-    lines = [f"flips on {f.metric} from #{f.a} to #{f.b}: {len(f.lost)} lost (hit → miss), "
+    lines = [f"flips on {t(f.metric)} from #{f.a} to #{f.b}: {len(f.lost)} lost (hit → miss), "
              f"{len(f.gained)} gained (miss → hit) of {f.compared} questions in both"]
     for title, rows in (("lost", f.lost), ("gained", f.gained)):
         if rows:
             lines.append(f"  {title}:")
-            lines += [f"    {r.id}  first relevant rank {rank(r.rank_before)} → {rank(r.rank_after)}  "
+            lines += [f"    {t(r.id)}  first relevant rank {rank(r.rank_before)} → {rank(r.rank_after)}  "
                       f"{_clip(r.query, 70)}" for r in rows]
     if f.only_a or f.only_b:
         lines.append(f"  not compared: {len(f.only_a)} question(s) only in #{f.a}, {len(f.only_b)} only in #{f.b}")

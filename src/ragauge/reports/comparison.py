@@ -1,11 +1,18 @@
-"""Renderers for a Comparison: text (terminal), Markdown (pull requests), JSON."""
+"""Renderers for a Comparison: text (terminal), Markdown (pull requests), JSON, HTML.
+
+Metric names, tags, question ids and text, document ids, paths and notes are user text (they come from
+the golden set, the runs and saved results): each goes through the output language's escaper in
+:mod:`ragauge.reports.escape`; HTML through the shared Jinja2 environment.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any
 
 from ragauge.compare.result import Comparison, MetricDelta
+from ragauge.data.jsonl import dumps
+from ragauge.reports import escape
 
 WORSE_SHOWN = 15
 
@@ -22,9 +29,10 @@ def _p(x: float) -> str:
     return f"{x:.4f}" if x >= 0.0001 else "<0.0001"
 
 
-def _rows(c: Comparison) -> list[list[str]]:
-    return [[m, f"{d.base:.4f}", f"{d.new:.4f}", _signed(d.diff), _ci(d), _p(d.p_value), _p(d.p_adjusted),
-             f"{d.better}/{d.worse}/{d.tied}", d.verdict] for m, d in c.metrics.items()]
+def _rows(c: Comparison, text: Callable[[object], str]) -> list[list[str]]:
+    """One row per metric; ``text`` escapes the user text (the metric's name, the verdict)."""
+    return [[text(m), f"{d.base:.4f}", f"{d.new:.4f}", _signed(d.diff), _ci(d), _p(d.p_value), _p(d.p_adjusted),
+             f"{d.better}/{d.worse}/{d.tied}", text(d.verdict)] for m, d in c.metrics.items()]
 
 
 HEADER = ["metric", "base", "new", "diff", "95% CI", "p", "p (Holm)", "better/worse/tied", "verdict"]
@@ -37,31 +45,35 @@ def _rank(r: Any) -> str:
 def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     from ragauge.reports.table import text_table
 
-    out = [f"compare  base: {c.meta['base']['run']['path']}  new: {c.meta['new']['run']['path']}",
-           f"{c.meta['paired_questions']} paired questions; paired bootstrap 95% CI ({c.meta['resamples']} resamples, "
-           f"seed {c.meta['seed']}); sign-flip randomization test; Holm over metrics x tags", ""]
-    out += text_table(HEADER, _rows(c))
+    t = escape.terminal
+    meta = c.meta
+    out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
+           f"{t(meta['paired_questions'])} paired questions; paired bootstrap 95% CI "
+           f"({t(meta['resamples'])} resamples, seed {t(meta['seed'])}); sign-flip randomization test; "
+           "Holm over metrics x tags", ""]
+    out += text_table(HEADER, _rows(c, t))
     if c.by_tag:
         out += ["", "by tag (diff new - base, Holm-adjusted p)"]
         metrics = list(c.metrics)
-        rows = [[t, str(next(iter(d.values())).n), *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics)]
-                for t, d in c.by_tag.items()]
-        out += text_table(["tag", "n", *metrics], rows)
+        rows = [[t(tag), str(next(iter(d.values())).n),
+                 *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics)] for tag, d in c.by_tag.items()]
+        out += text_table(["tag", "n", *map(t, metrics)], rows)
     if c.worse_queries:
         out += ["", f"{len(c.worse_queries)} question(s) got worse" + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
         for q in c.worse_queries[:worse]:
-            drops = ", ".join(f"{m} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
-            out.append(f"  {q['id']}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}  ({drops})")
-            out.append(f"    query:    {q['query'][:100]}")
+            drops = ", ".join(f"{t(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
+            out.append(f"  {t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"
+                       f"  ({drops})")
+            out.append(f"    query:    {t(q['query'][:100])}")
             if q["displaced_by"]:
-                out.append(f"    now above it: {', '.join(q['displaced_by'])}")
+                out.append(f"    now above it: {t(', '.join(q['displaced_by']))}")
     for key in ("latency", "cost"):
         side = getattr(c, key)
         if side.get("base") or side.get("new"):
             fmt = {k: v for k, v in side.items()}
-            out += ["", f"{key}: base {_fmt_stats(fmt.get('base'))}  new {_fmt_stats(fmt.get('new'))}"]
+            out += ["", f"{key}: base {t(_fmt_stats(fmt.get('base')))}  new {t(_fmt_stats(fmt.get('new')))}"]
     if c.notes:
-        out += ["", "notes"] + [f"  ! {n}" for n in c.notes]
+        out += ["", "notes"] + [f"  ! {t(n)}" for n in c.notes]
     return "\n".join(out) + "\n"
 
 
@@ -71,36 +83,35 @@ def _fmt_stats(stats: dict[str, float] | None) -> str:
     return " ".join(f"{k}={v:.4g}" for k, v in stats.items())
 
 
-def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
-    out = [f"### ragauge compare: {c.meta['paired_questions']} paired questions", ""]
+    md = escape.markdown
+    out = [f"### ragauge compare: {md(c.meta['paired_questions'])} paired questions", ""]
     out.append("| " + " | ".join(HEADER) + " |")
     out.append("|" + "---|" * len(HEADER))
-    out += ["| " + " | ".join(_md(x) for x in row) + " |" for row in _rows(c)]
+    out += ["| " + " | ".join(row) + " |" for row in _rows(c, md)]
     if c.worse_queries:
         out += ["", f"<details><summary>{len(c.worse_queries)} question(s) got worse</summary>", "",
                 "| id | first relevant rank | drops | now above it |", "|---|---|---|---|"]
         for q in c.worse_queries[:worse]:
-            drops = ", ".join(f"{m} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
-            out.append(f"| {_md(q['id'])} | {_rank(q['base_rank'])} → {_rank(q['new_rank'])} | {drops} | "
-                       f"{_md(', '.join(q['displaced_by']))} |")
+            drops = ", ".join(f"{md(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
+            out.append(f"| {md(q['id'])} | {_rank(q['base_rank'])} → {_rank(q['new_rank'])} | {drops} | "
+                       f"{', '.join(md(d) for d in q['displaced_by'])} |")
         out += ["", "</details>"]
     if c.notes:
-        out += [""] + [f"> {_md(n)}" for n in c.notes]
+        out += [""] + [f"> {md(n)}" for n in c.notes]
     return "\n".join(out) + "\n"
 
 
 def render_comparison_html(c: Comparison) -> str:
     """One self-contained, offline page (autoescaped Jinja2, inline CSS and SVG, no script)."""
-    import jinja2
-    from markupsafe import Markup
+    from ragauge.reports.jinja import environment, static_file
 
-    loader = jinja2.PackageLoader("ragauge.reports", "templates")
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined)
-    css = loader.get_source(env, "report.css")[0]
+    env = environment("the HTML comparison")
+    from markupsafe import (
+        Markup,  # after environment(): a missing Jinja2 gets its hint first
+    )
+
+    css = static_file(env, "report.css")
     width = 160.0
     spans = [abs(x) for d in c.metrics.values() for x in (*d.ci95, d.diff) if x == x]
     scale = max(spans + [1e-9])
@@ -121,7 +132,7 @@ def render_comparison(c: Comparison, fmt: str) -> str:
     if fmt == "html":
         return render_comparison_html(c)
     if fmt == "json":
-        return json.dumps(c.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return dumps(c.to_dict(), indent=2) + "\n"
     if fmt == "markdown":
         return render_comparison_markdown(c)
     return render_comparison_text(c)

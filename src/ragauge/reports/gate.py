@@ -1,11 +1,17 @@
-"""Renderers for a gate result: text, Markdown, JSON and JUnit (one testcase per rule)."""
+"""Renderers for a gate result: text, Markdown, JSON and JUnit (one testcase per rule).
+
+Rules, messages and question details carry user text (tag names, question ids and text, paths, the
+baseline's reason), each put through the output language's escaper in :mod:`ragauge.reports.escape`:
+a crafted id cannot print a line of its own (a fake "gate PASSED"), a link or a mention.
+"""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 
+from ragauge.data.jsonl import dumps
 from ragauge.gate.check import GateResult, RuleOutcome
+from ragauge.reports import escape
 
 
 def _question_line(q: dict[str, object]) -> str:
@@ -14,32 +20,30 @@ def _question_line(q: dict[str, object]) -> str:
 
 
 def render_gate_text(result: GateResult) -> str:
-    out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {result.meta['baseline']} "
-           f"({result.meta.get('baseline_created')}; reason: {result.meta.get('baseline_reason')})"]
+    t = escape.terminal
+    out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {t(result.meta['baseline'])} "
+           f"({t(result.meta.get('baseline_created'))}; reason: {t(result.meta.get('baseline_reason'))})"]
     for o in result.outcomes:
-        out.append(f"  [{'pass' if o.passed else 'FAIL'}] {o.rule}")
-        out.append(f"         {o.message}")
+        out.append(f"  [{'pass' if o.passed else 'FAIL'}] {t(o.rule)}")
+        out.append(f"         {t(o.message)}")
         for q in o.questions:
-            out.append(f"         - {_question_line(q)}")
+            out.append(f"         - {t(_question_line(q))}")
     n = len(result.failures)
     out.append(f"{n} of {len(result.outcomes)} rule(s) failed" if n else f"all {len(result.outcomes)} rule(s) hold")
     return "\n".join(out) + "\n"
 
 
-def _md(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def render_gate_markdown(result: GateResult) -> str:
+    md = escape.markdown
     icon = "✅" if result.passed else "❌"
     out = [f"### {icon} ragauge gate {'passed' if result.passed else 'failed'}", "",
            "| | rule | result |", "|---|---|---|"]
     for o in result.outcomes:
-        out.append(f"| {'✅' if o.passed else '❌'} | {_md(o.rule)} | {_md(o.message)} |")
+        out.append(f"| {'✅' if o.passed else '❌'} | {md(o.rule)} | {md(o.message)} |")
     for o in result.failures:
         if o.questions:
-            out += ["", f"<details><summary>questions behind: {_md(o.rule)}</summary>", ""]
-            out += [f"- {_md(_question_line(q))}" for q in o.questions]
+            out += ["", f"<details><summary>questions behind: {md(o.rule, in_html=True)}</summary>", ""]
+            out += [f"- {md(_question_line(q))}" for q in o.questions]
             out += ["", "</details>"]
     return "\n".join(out) + "\n"
 
@@ -48,16 +52,17 @@ def render_gate_junit(result: GateResult) -> str:
     suite = ET.Element("testsuite", name="ragauge gate", tests=str(len(result.outcomes)),
                        failures=str(len(result.failures)), errors="0", skipped="0")
     for o in result.outcomes:
-        case = ET.SubElement(suite, "testcase", classname=f"ragauge.gate.{o.kind}", name=o.rule)
+        case = ET.SubElement(suite, "testcase", classname=escape.xml(f"ragauge.gate.{o.kind}"),
+                             name=escape.xml(o.rule))
         if not o.passed:
-            failure = ET.SubElement(case, "failure", message=o.message)
-            failure.text = "\n".join(_question_line(q) for q in o.questions) or o.message
+            failure = ET.SubElement(case, "failure", message=escape.xml(o.message))
+            failure.text = escape.xml("\n".join(_question_line(q) for q in o.questions) or o.message)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
 def render_gate(result: GateResult, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return dumps(result.to_dict(), indent=2) + "\n"
     if fmt == "markdown":
         return render_gate_markdown(result)
     if fmt == "junit":

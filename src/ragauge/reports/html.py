@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import math
 from typing import Any
 
+from ragauge.data.jsonl import dumps
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports.views import (
     CONFIDENCE,
@@ -33,21 +32,11 @@ PAIR_W = 520    # the two charts side by side
 LABEL_CHARS = 26
 
 
-def _finite(obj: Any) -> Any:
-    """``obj`` with NaN and infinities replaced by None (JSON has no such numbers)."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
 def script_json(data: Any) -> str:
     """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` characters at all
-    (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back."""
-    text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back;
+    lone surrogates and the other characters :func:`ragauge.data.jsonl.dumps` escapes likewise."""
+    text = dumps(data, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -158,20 +147,15 @@ def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
 
 def render_html(evaluation: Evaluation) -> str:
     """The self-contained HTML report."""
-    try:
-        import jinja2
-        from markupsafe import Markup
-    except ImportError:  # a core dependency; a broken install still gets a hint, not a traceback
-        from ragauge.errors import RagaugeError
+    from ragauge.reports.jinja import environment, static_file
 
-        raise RagaugeError("the HTML report needs Jinja2, which is not installed",
-                           hint="pip install jinja2 (ragauge depends on it: reinstall ragauge)") from None
+    env = environment()
+    from markupsafe import (
+        Markup,  # after environment(): a missing Jinja2 gets its hint first
+    )
 
-    loader = jinja2.PackageLoader("ragauge.reports", "templates")
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
-    script = loader.get_source(env, "report.js")[0]
-    css = loader.get_source(env, "report.css")[0]
+    script = static_file(env, "report.js")
+    css = static_file(env, "report.css")
     script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     meta = evaluation.meta
     contract = {"k": [], "relevance": "grade >= 1", "mean_over": "answerable questions", "dedup": "?",

@@ -3,23 +3,19 @@
 A question fails when no relevant document is in its top k, k being the largest cutoff among the
 result's metrics (with no cutoff at all: anywhere in the fetched list). A question whose retriever
 call raised is an ``<error>``; the no-answer questions are not test cases. The XML is built with
-ElementTree (which escapes), after replacing the characters XML 1.0 cannot hold.
+ElementTree (which writes ``& < > "`` as references), every text and attribute through
+:func:`ragauge.reports.escape.xml` (which makes the characters XML 1.0 cannot hold visible).
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports import escape
 from ragauge.reports.views import found, max_cutoff, relevant_ids
 
-_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 SHOWN_DOCS = 10
-
-
-def _xml_text(text: object) -> str:
-    return _NOT_XML.sub("\ufffd", str(text))
 
 
 def _details(q: QueryScore, k: int | None) -> list[str]:
@@ -51,12 +47,12 @@ def render_junit(evaluation: Evaluation) -> str:
     pairs += [(f"mean.{m}", f"{evaluation.summary.get(m, 0.0):.4f}") for m in evaluation.metrics]
     for name, value in pairs:
         if value is not None:
-            ET.SubElement(props, "property", name=name, value=_xml_text(value))
+            ET.SubElement(props, "property", name=name, value=escape.xml(value))
     failures = errors = 0
     total_time = 0.0
     for q in evaluation.queries:
-        case = ET.SubElement(suite, "testcase", classname=_xml_text(q.tags[0] if q.tags else "ragauge"),
-                             name=_xml_text(q.id))
+        case = ET.SubElement(suite, "testcase", classname=escape.xml(q.tags[0] if q.tags else "ragauge"),
+                             name=escape.xml(q.id))
         if q.latency_ms is not None:
             case.set("time", f"{q.latency_ms / 1000.0:.3f}")
             total_time += q.latency_ms / 1000.0
@@ -70,8 +66,8 @@ def render_junit(evaluation: Evaluation) -> str:
             continue
         details = _details(q, k)
         message = "; ".join(" ".join(line.split()) for line in details)
-        node = ET.SubElement(case, tag, message=_xml_text(message), type=kind)
-        node.text = _xml_text("\n".join(details))
+        node = ET.SubElement(case, tag, message=escape.xml(message), type=kind)
+        node.text = escape.xml("\n".join(details))
     counts = {"tests": len(evaluation.queries), "failures": failures, "errors": errors, "skipped": 0}
     for name, value in counts.items():
         suite.set(name, str(value))

@@ -2,14 +2,14 @@
 
 Summary table, per-tag table, then the worst questions, the no-answer questions and the warnings,
 each folded inside ``<details>``. Every piece of user text (ids, questions, tags, paths, messages)
-goes through :func:`escape`, so it can neither break a table nor inject HTML or Markdown.
+goes through :func:`ragauge.reports.escape.markdown`, so it can neither break a table nor inject HTML,
+links, images or mentions. Metric names and the metadata are user text too: a saved result is a file.
 """
 
 from __future__ import annotations
 
-import re
-
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports.escape import markdown as escape
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,
@@ -21,17 +21,8 @@ from ragauge.reports.views import (
     worst_questions,
 )
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 QUERY_CHARS = 160
 SHOWN_DOCS = 5
-
-
-def escape(text: object) -> str:
-    """User text made inert for a GitHub Markdown table cell: one line, HTML special characters as
-    entities, Markdown punctuation (including the pipe that would end a cell) backslash-escaped."""
-    one_line = " ".join(str(text).split())
-    html = one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", html)
 
 
 def _cut(text: str, n: int = QUERY_CHARS) -> str:
@@ -66,15 +57,17 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     """The Markdown report (GitHub-flavoured)."""
     meta = evaluation.meta
     m = list(evaluation.metrics)
+    names = [escape(name) for name in m]
     counts = meta.get("counts", {})
     golden = meta.get("golden", {}).get("path", "?")
     run = meta.get("run", {}).get("path", "?")
     out = [f"### ragauge: {escape(run)} against {escape(golden)}", ""]
-    out += _table(m, [[f"{evaluation.summary.get(name, 0.0):.4f}" for name in m]], 0) if m else []
+    out += _table(names, [[f"{evaluation.summary.get(name, 0.0):.4f}" for name in m]], 0) if m else []
     k = ",".join(map(str, meta.get("contract", {}).get("k", []))) or "-"
     out += ["", f"<sub>k={escape(k)} · fetch={escape(fetch_label(evaluation))} · means over "
-                f"{counts.get('answerable', len(evaluation.queries))} answerable of {counts.get('questions', '?')} "
-                f"questions · {counts.get('no_answer', 0)} no-answer · ragauge {escape(meta.get('ragauge_version', '?'))}"
+                f"{escape(counts.get('answerable', len(evaluation.queries)))} answerable of "
+                f"{escape(counts.get('questions', '?'))} questions · "
+                f"{escape(counts.get('no_answer', 0))} no-answer · ragauge {escape(meta.get('ragauge_version', '?'))}"
                 f"</sub>"]
     perf = latency_cost_line(evaluation)
     if perf:
@@ -89,16 +82,16 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
             body.append([escape(r.tag) + (" \\*" if r.small else ""), str(r.n), f"{r.means[m[0]]:.4f}",
                          f"{lo:.3f}–{hi:.3f}", *(f"{r.means[name]:.4f}" for name in m[1:])])
         out += ["", "**By tag** (weakest first)", ""]
-        out += _table(["tag", "n", m[0], f"{pct} CI", *m[1:]], body)
-        note = f"{pct} CI: bootstrap interval of the tag's mean {m[0]}."
+        out += _table(["tag", "n", names[0], f"{pct} CI", *names[1:]], body)
+        note = f"{pct} CI: bootstrap interval of the tag's mean {names[0]}."
         if any(r.small for r in rows):
             note += f" \\* fewer than {SMALL_TAG} questions: too few to mean much."
         out += ["", f"<sub>{note}</sub>"]
 
     bad = worst_questions(evaluation, worst) if m else []
     if bad:
-        out += ["", f"<details><summary>Worst {len(bad)} questions (by {escape(m[0])})</summary>", ""]
-        out += _table(["id", "question", m[0], "first relevant", "expected",
+        out += ["", f"<details><summary>Worst {len(bad)} questions (by {escape(m[0], in_html=True)})</summary>", ""]
+        out += _table(["id", "question", names[0], "first relevant", "expected",
                        f"returned (top {SHOWN_DOCS}, **bold** = relevant)"],
                       [_question_row(evaluation, q) for q in bad], None)
         out += ["", "</details>"]

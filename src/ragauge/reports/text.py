@@ -4,6 +4,9 @@ the worst questions (what was expected, what came back), the no-answer section a
 ``width`` fits the report to a terminal: long query text is cut with an ellipsis, lists of ids wrap
 between ids (an id is never cut or split), and table columns that do not fit are dropped with a note.
 ``color`` adds ANSI styles; the caller decides (only on a terminal, never with --no-color or NO_COLOR).
+Every piece of user text (ids, questions, tags, document ids, paths, metric names, messages: a saved
+result is a file anyone can write) goes through :func:`ragauge.reports.escape.terminal` before it is
+measured or styled, so it can send no escape sequence and start no line of its own.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports.escape import terminal as t
 from ragauge.reports.views import (
-    latency_cost_line,
     CONFIDENCE,
     SMALL_TAG,
     WORST,
     fetch_label,
+    latency_cost_line,
     max_cutoff,
     relevant_ids,
     tag_rows,
@@ -43,7 +47,8 @@ def _styler(color: bool) -> Style:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """Prose on one line, escaped: whitespace runs become a space, other controls are made visible."""
+    return t(" ".join(str(text).split()))
 
 
 def _truncate(text: str, room: int | None) -> str:
@@ -109,28 +114,29 @@ def _dropped(dropped: list[str], width: int | None) -> list[str]:
 
 def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     meta = evaluation.meta
-    golden, run = meta.get("golden", {}).get("path", "?"), meta.get("run", {}).get("path", "?")
-    head = f"ragauge {meta.get('ragauge_version', '?')}  golden: {golden}  run: {run}"
+    golden, run = t(meta.get("golden", {}).get("path", "?")), t(meta.get("run", {}).get("path", "?"))
+    version = t(meta.get("ragauge_version", "?"))
+    head = f"ragauge {version}  golden: {golden}  run: {run}"
     out = [s(head, bold=True)] if width is None or len(head) <= width else [
-        s(f"ragauge {meta.get('ragauge_version', '?')}", bold=True), f"golden: {golden}", f"run:    {run}"]
+        s(f"ragauge {version}", bold=True), f"golden: {golden}", f"run:    {run}"]
     out.append("")
-    lines, _ = _table(["metric", "mean"], [[m, f"{evaluation.summary.get(m, 0.0):.4f}"] for m in evaluation.metrics],
+    lines, _ = _table(["metric", "mean"], [[t(m), f"{evaluation.summary.get(m, 0.0):.4f}"] for m in evaluation.metrics],
                       None, 2, s)
     out += lines
     perf = latency_cost_line(evaluation)
     if perf:
-        out += _wrap(perf, width)
+        out += _wrap(t(perf), width)
     contract, counts = meta.get("contract", {}), meta.get("counts", {})
     if contract:
         out.append("")
         pad = " " * 10
-        out += _wrap(f"k={','.join(map(str, contract.get('k', []))) or '-'}  fetch={fetch_label(evaluation)}  "
-                     f"relevant: {contract.get('relevance', '?')}", width, "contract: ", pad)
-        out += _wrap(f"dedup: {contract.get('dedup', '?')}; {contract.get('doc_id', '?')}", width, pad)
+        out += _wrap(t(f"k={','.join(map(str, contract.get('k', []))) or '-'}  fetch={fetch_label(evaluation)}  "
+                       f"relevant: {contract.get('relevance', '?')}"), width, "contract: ", pad)
+        out += _wrap(t(f"dedup: {contract.get('dedup', '?')}; {contract.get('doc_id', '?')}"), width, pad)
     if counts:
-        out += _wrap(f"means over {counts.get('answerable', len(evaluation.queries))} answerable of "
-                     f"{counts.get('questions', '?')} questions; {counts.get('no_answer', 0)} no-answer "
-                     f"question(s) reported apart", width, " " * 10)
+        out += _wrap(t(f"means over {counts.get('answerable', len(evaluation.queries))} answerable of "
+                       f"{counts.get('questions', '?')} questions; {counts.get('no_answer', 0)} no-answer "
+                       f"question(s) reported apart"), width, " " * 10)
     return out
 
 
@@ -138,18 +144,18 @@ def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     if not evaluation.by_tag or not evaluation.metrics:
         return []
     m = list(evaluation.metrics)
-    first = m[0]
+    first, names = m[0], [t(name) for name in m]
     pct = f"{CONFIDENCE:.0%}"
     rows = []
     tags = tag_rows(evaluation)
     for row in tags:
         lo, hi = row.ci.get(first, (float("nan"), float("nan")))
-        rows.append([row.tag + (" *" if row.small else ""), str(row.n), f"{row.means[first]:.4f}",
+        rows.append([t(row.tag) + (" *" if row.small else ""), str(row.n), f"{row.means[first]:.4f}",
                      f"[{lo:.3f}, {hi:.3f}]", *(f"{row.means[name]:.4f}" for name in m[1:])])
     out = ["", s("by tag (weakest first)", bold=True)]
-    lines, dropped = _table(["tag", "n", first, f"{pct} CI", *m[1:]], rows, width, 4, s)
+    lines, dropped = _table(["tag", "n", names[0], f"{pct} CI", *names[1:]], rows, width, 4, s)
     out += lines + _dropped(dropped, width)
-    out += _wrap(f"{pct} CI: bootstrap interval of the tag's mean {first} (seeded).", width)
+    out += _wrap(f"{pct} CI: bootstrap interval of the tag's mean {names[0]} (seeded).", width)
     if any(row.small for row in tags):
         out += _wrap(f"* fewer than {SMALL_TAG} questions: too few to mean much (see how wide the interval is)", width)
     return out
@@ -158,7 +164,8 @@ def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
 def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style, show: int) -> list[str]:
     first = evaluation.metrics[0]
     rank = q.first_relevant_rank
-    lead = f"  {q.id}  {first}={q.values.get(first, 0.0):.4f}  "
+    qid = t(q.id)
+    lead = f"  {qid}  {t(first)}={q.values.get(first, 0.0):.4f}  "
     if q.status == "missing":
         where = s("missing from the run", fg="red")
     elif q.status == "error":
@@ -169,7 +176,7 @@ def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style
         where = f"first relevant at rank {rank}"
     else:
         where = s("no relevant document retrieved", fg="red")
-    head = f"  {s(q.id, bold=True)}{lead[2 + len(q.id):]}{where}"
+    head = f"  {s(qid, bold=True)}{lead[2 + len(qid):]}{where}"
     out = [head]
     label = "    query:    "
     out.append(label + _truncate(q.query, None if width is None else max(width - len(label), 10)))
@@ -179,10 +186,10 @@ def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style
         notes = [f"grade {q.relevant[doc]:g}"] if q.relevant[doc] != 1 else []
         if doc in ranks:
             notes.append(f"rank {ranks[doc]}")
-        text = doc + (f" ({', '.join(notes)})" if notes else "")
+        text = t(doc) + (f" ({', '.join(notes)})" if notes else "")
         expected.append((text, text))
     out += _items("    expected: ", expected, width)
-    got = [("+" + r.doc_id, s("+" + r.doc_id, fg="green", bold=True)) if r.relevant else (r.doc_id, r.doc_id)
+    got = [("+" + t(r.doc_id), s("+" + t(r.doc_id), fg="green", bold=True)) if r.relevant else (t(r.doc_id),) * 2
            for r in q.top[:show]]
     more = max(q.n_unique, len(q.top)) - len(got)
     if more > 0 and got:
@@ -197,7 +204,7 @@ def _worst(evaluation: Evaluation, worst: int, width: int | None, s: Style) -> l
         return []
     k = max_cutoff(evaluation)
     show = min(max(5, k or 5), 10)
-    out = ["", s(f"worst {len(bad)} questions (by {evaluation.metrics[0]}; + marks a relevant document)", bold=True)]
+    out = ["", s(f"worst {len(bad)} questions (by {t(evaluation.metrics[0])}; + marks a relevant document)", bold=True)]
     for q in bad:
         out += _question(evaluation, q, width, s, show)
     return out
@@ -209,8 +216,8 @@ def _no_answer(evaluation: Evaluation, width: int | None, s: Style, limit: int =
         return []
     out = ["", s(f"no-answer questions: {na['n']} (not in any mean)", bold=True)]
     for q in na.get("questions", [])[:limit]:
-        top = q["top"][0]["doc_id"] if q.get("top") else "(nothing)"
-        lead = f"  {q['id']}  top: {top}  "
+        top = t(q["top"][0]["doc_id"]) if q.get("top") else "(nothing)"
+        lead = f"  {t(q['id'])}  top: {top}  "
         room = None if width is None else width - len(lead)
         query = _truncate(q.get("query", ""), room) if room is None or room >= 10 else ""
         out.append((lead + query).rstrip())
@@ -230,5 +237,5 @@ def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = Fal
     if evaluation.warnings:
         out += ["", s("warnings", bold=True)]
         for w in evaluation.warnings:
-            out += [s(line, fg="yellow") for line in _wrap(w, width, "  ! ", "    ")]
+            out += [s(line, fg="yellow") for line in _wrap(_one_line(w), width, "  ! ", "    ")]
     return "\n".join(out) + "\n"
