@@ -20,6 +20,7 @@ from ragauge._version import __version__
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import QueryResult, Run, read_run_jsonl
 from ragauge.errors import InputError, RagaugeError
+from ragauge.redact import redact, redact_value
 from ragauge.retrieve.base import Retriever, RetryableError
 
 ON_ERROR = ("zero", "skip", "fail")
@@ -76,7 +77,7 @@ def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: rand
         except (RetryableError, TimeoutError, ConnectionError) as exc:
             if attempt >= opts.retries:
                 return QueryResult(q.id, (), round((time.perf_counter() - start) * 1000.0, 3), None,
-                                   f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)")
+                                   redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)"))
             with lock:
                 progress.retried += 1
             delay = min(opts.max_backoff, opts.backoff * 2 ** attempt)
@@ -84,7 +85,7 @@ def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: rand
             attempt += 1
         except Exception as exc:  # the retriever is user code: record the failure, keep going
             return QueryResult(q.id, (), round((time.perf_counter() - start) * 1000.0, 3), None,
-                               f"{type(exc).__name__}: {exc}")
+                               redact(f"{type(exc).__name__}: {exc}"))
 
 
 def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
@@ -128,8 +129,8 @@ def run_retriever(
     todo = [q for q in golden if q.id not in finished]
     progress.total, progress.done, progress.resumed = len(golden), len(done), len(done)
     if not meta:
-        meta = {"retriever": retriever.spec,  # the adapter's own spec, secrets removed
-                "settings": retriever.describe(),
+        meta = {"retriever": redact(retriever.spec),  # adapters hide their secrets; redact() again anyway
+                "settings": redact_value(retriever.describe()),
                 "fingerprint": retriever.fingerprint(), "ragauge_version": __version__,
                 "golden_hash": golden.content_hash, "fetch": options.fetch, "concurrency": options.concurrency,
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
