@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragauge.data.numbers import COUNT, check_number
 from ragauge.errors import InputError
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
 from ragauge.retrieve.pgvector.connection import classify, connect, final_error, first_line, ident, psycopg_module
@@ -41,8 +42,7 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
     "auto" (HNSW from 100,000 rows). ``progress(k)`` is called after each batch of k rows."""
     if index not in ("auto", "hnsw", "none"):
         raise InputError(f"index must be auto, hnsw or none, got {index!r}")
-    if batch_size < 1:
-        raise InputError(f"batch_size must be a positive number, got {batch_size}")
+    batch_size = check_number(batch_size, "--batch-size", COUNT)
     from psycopg import sql
 
     target = parse_target(dsn)
