@@ -33,7 +33,7 @@ _TOKEN_CHARS = string.ascii_letters + string.digits + "-._~+/=!$&*"
 tokens = st.text(_TOKEN_CHARS, max_size=20).map(lambda mid: HEAD + mid + TAIL)  # what a header can carry
 passwords = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_categories=("Cs", "Cc")),
                     max_size=20).map(lambda mid: HEAD + mid + TAIL)
-SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 GOLDEN = [{"id": "q1", "query": "vpn broken", "relevant": {"kb-vpn": 1}},
           {"id": "q2", "query": "printer jam", "relevant": {"kb-printer": 1}}]
@@ -109,7 +109,7 @@ def test_cmd_and_python_errors_quoting_a_dsn_reveal_nothing(tmp_path: Path, pass
                  f"python:{folder / 'failing.py'}:search"):
         out = folder / "run.jsonl"
         result = CliRunner().invoke(cli, ["run", str(golden), "--retriever", spec, "--retries", "0", "-o", str(out)])
-        assert "failed" in result.stderr and "Traceback" not in result.output, result.output
+        assert result.exit_code == 2 and "every call to the retriever failed" in result.stderr, result.output
         _assert_hidden(result.output + _written(out), password)
 
 
