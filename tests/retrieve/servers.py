@@ -17,7 +17,9 @@ DOCS = {"vpn": ["kb-vpn", "kb-net"], "printer": ["kb-printer", "kb-toner"], "pas
 def search_server(mode: str = "ok", delay: float = 0.0, fail_times: int = 0) -> Iterator[dict[str, Any]]:
     """Serve POST /search {"query", "k"} -> {"hits": [...]}. Modes: ok, flaky (503 for the first
     ``fail_times`` calls of each query), unauthorized (401 without the right bearer token),
-    malformed (HTML instead of JSON), nested (hits under data.results)."""
+    malformed (HTML instead of JSON), nested (hits under data.results), denied-401 / denied-403 /
+    denied-400 (that status, with a body quoting the Authorization and X-Api-Key headers and the request path, as
+    careless services do)."""
     state: dict[str, Any] = {"calls": 0, "per_query": {}, "bodies": [], "headers": []}
     lock = threading.Lock()
 
@@ -39,6 +41,10 @@ def search_server(mode: str = "ok", delay: float = 0.0, fail_times: int = 0) -> 
                 return self._send(503, b'{"error": "busy"}')
             if mode == "unauthorized" and self.headers.get("Authorization") != "Bearer s3cret":
                 return self._send(401, b'{"error": "no"}')
+            if mode.startswith("denied-"):
+                quoted = (f"invalid credentials {self.headers.get('Authorization')} / {self.headers.get('X-Api-Key')} "
+                          f"for {self.path}")
+                return self._send(int(mode[-3:]), json.dumps({"error": quoted, "api_key": self.path}).encode())
             if mode == "malformed":
                 return self._send(200, b"<html>oops</html>", "text/html")
             query = str(body.get("query") or body.get("q") or "")

@@ -13,7 +13,7 @@ from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit, read_run
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.executor import ExecutorOptions, Progress, RunAborted, run_retriever
+from ragauge.retrieve.executor import ExecutorOptions, Progress, RetrieverDown, RunAborted, run_retriever
 from ragauge.retrieve.registry import open_retriever
 
 from .servers import search_server
@@ -102,7 +102,9 @@ def test_http_adapter_retries_transient_failures() -> None:
 
 def test_http_gives_up_after_retries_with_a_clear_error() -> None:
     with search_server("flaky", fail_times=10) as server:
-        run = run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions(retries=1, backoff=0.01))
+        with pytest.raises(RetrieverDown, match="every call to the retriever failed") as down:
+            run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions(retries=1, backoff=0.01))
+    run = down.value.run
     assert "503" in run.errors["q1"] and "after 2 attempts" in run.errors["q1"]
 
 
@@ -127,8 +129,10 @@ def test_http_config_headers_from_environment_body_template_and_hits_path(monkey
 
 
 def test_http_connection_refused_and_malformed() -> None:
-    run = run_retriever(GOLDEN, open_retriever("http://127.0.0.1:9/search", RetrieverOptions(timeout=1)), None,
-                        ExecutorOptions(retries=0))
+    with pytest.raises(RetrieverDown) as down:
+        run_retriever(GOLDEN, open_retriever("http://127.0.0.1:9/search", RetrieverOptions(timeout=1)), None,
+                      ExecutorOptions(retries=0))
+    run = down.value.run
     assert "cannot connect" in run.errors["q1"] and "is the server running" in run.errors["q1"]
     with search_server("malformed") as server:
         with pytest.raises(InputError, match="did not answer JSON"):

@@ -140,9 +140,9 @@ def test_options_are_routed_to_each_side() -> None:
     assert own == {"rrf_k": 10.0, "depth": 50}
     assert bm25 == {"k1": "1.2", "chunk_size": "100", "chunk_overlap": "10", "title": "0"}
     assert dense == {"chunk_size": "100", "chunk_overlap": "10", "batch_size": "16", "title": "0"}
-    with pytest.raises(InputError, match="bad hybrid option"):
+    with pytest.raises(InputError, match="option rrf_k='lots' in 'hybrid:x' must be a finite number >= 0"):
         hybrid._route({"rrf_k": "lots"}, "hybrid:x")
-    with pytest.raises(InputError, match="depth >= 1"):
+    with pytest.raises(InputError, match="option depth must be an integer >= 1"):
         hybrid._route({"depth": "0"}, "hybrid:x")
 
 

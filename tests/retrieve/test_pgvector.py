@@ -77,10 +77,10 @@ def test_spec_splits_ragauge_options_from_driver_options_and_hides_the_password(
     t = parse_target("pgvector:postgresql://me:s3cret@db:5433/rag?table=docs&sslmode=disable&embedder=hash&chunk_id=")
     assert (t.table, t.chunk_id, t.embedder, t.embedding) == ("docs", None, "hash", "embedding")
     assert t.dsn == "postgresql://me:s3cret@db:5433/rag?sslmode=disable"
-    assert t.shown == "postgresql://me@db:5433/rag?sslmode=disable"
+    assert t.shown == "postgresql://me:***@db:5433/rag?sslmode=disable"
     keyword = parse_target("pgvector:postgresql://me@db/rag?password=s3cret&table=docs&sslmode=disable")
     assert "s3cret" in keyword.dsn and "s3cret" not in keyword.shown + keyword.shown_spec
-    assert keyword.shown_spec == "postgresql://me@db/rag?table=docs&sslmode=disable"
+    assert keyword.shown_spec == "postgresql://me@db/rag?password=***&table=docs&sslmode=disable"
     with pytest.raises(InputError, match="postgresql://"):
         parse_target("pgvector:mysql://x")
 

@@ -42,11 +42,14 @@ def pgvector_command(corpus: Path, dsn: str, table: str, embedder: str, chunk_si
       ragauge index pgvector examples/scifact/corpus.jsonl.gz postgresql://me@localhost/rag --embedder hash
       ragauge run golden.jsonl --retriever "pgvector:postgresql://me@localhost/rag?table=chunks" -o run.jsonl
     """
+    from ragauge.data.numbers import COUNT, check_number
     from ragauge.retrieve.corpus import Chunking, chunk, read_documents
     from ragauge.retrieve.pgvector import load_table, parse_target
 
-    shown = parse_target(dsn).shown  # checks the DSN before the corpus is read
-    passages = chunk(read_documents(corpus), Chunking(chunk_size, chunk_overlap, chunk_unit))
+    shown = parse_target(dsn).shown  # checks the DSN, the numbers and the chunking before the corpus is read
+    check_number(batch_size, "--batch-size", COUNT)
+    chunking = Chunking(chunk_size, chunk_overlap, chunk_unit)
+    passages = chunk(read_documents(corpus), chunking)
     with click.progressbar(length=len(passages), label=f"embedding with {embedder}", file=sys.stderr,
                            show_pos=True) as bar:
         result = load_table(dsn, passages, embedder, table=table, recreate=recreate, index=index_kind,

@@ -12,6 +12,7 @@ import click
 from ragauge._version import __version__
 from ragauge.cli.process import tune_for_batch
 from ragauge.errors import RagaugeError
+from ragauge.redact import redact
 
 # name -> (module, attribute): a command's module is imported only when that command runs
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
@@ -35,7 +36,8 @@ COMMANDS = {
 
 class RagaugeGroup(click.Group):
     """Loads commands on demand and maps RagaugeError to its exit code with one clear message
-    (a traceback only with --debug)."""
+    (a traceback only with --debug). The message goes through ``redact`` first: the last line
+    of defence against a password, token or key that an error quoted."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -59,7 +61,7 @@ class RagaugeGroup(click.Group):
         except RagaugeError as exc:
             if ctx.params.get("debug"):
                 raise
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {redact(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run's own handling
             if ctx.params.get("debug"):

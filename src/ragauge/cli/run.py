@@ -36,28 +36,41 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     knows them (for drift checks)."""
     from ragauge.data.golden import load_golden
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.executor import ExecutorOptions, Progress, run_retriever, terminal_progress
+    from ragauge.redact import redact
+    from ragauge.retrieve.executor import ExecutorOptions, Progress, RunInterrupted, run_retriever, terminal_progress
     from ragauge.retrieve.registry import open_retriever
 
     golden = load_golden(golden_path)
     options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
     config = _retriever_config(config_path)
     retriever = open_retriever(spec, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=config))
-    progress = Progress(on_result=terminal_progress(retriever.spec.split("?")[0]))
+    progress = Progress(on_result=terminal_progress(redact(retriever.spec).split("?")[0]))
     try:
         run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress)
         documents = retriever.documents()
-    except KeyboardInterrupt:
-        where = f"; continue with: ragauge run ... -o {output} --resume" if output else ""
-        click.echo(f"\ninterrupted after {progress.done} of {progress.total} questions{where}", err=True)
+    except RunInterrupted as stop:
+        click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
     finally:
-        retriever.close()
+        _close(retriever)
+    abandoned = getattr(retriever, "abandoned", 0)
+    if abandoned:
+        click.echo(f"note: {abandoned} call(s) overran --timeout {timeout:g} s and were abandoned (Python cannot stop "
+                   "a running function; they end with the process)", err=True)
     if progress.errors:
+        where = f"; see 'error' in {output}" if output is not None else ""
         click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
-                               f"({'left out' if on_error == 'skip' else 'scored 0'}); see 'error' in the run",
+                               f"({'left out' if on_error == 'skip' else 'scored 0'}){where}",
                                fg="yellow"), err=True)
     return golden, run, documents
+
+
+def _close(retriever: Any) -> None:
+    """Close the retriever; a Ctrl-C while it closes ends the command at once (exit 130)."""
+    try:
+        retriever.close()
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
 
 
 def _retriever_config(path: Path | None) -> dict[str, Any]:
@@ -79,8 +92,11 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
     """Call a retriever for every golden question and write a run file.
 
     Writes are streamed and flushed per question, so an interrupted run leaves a valid file;
-    --resume continues it. The first line records the retriever, its settings, the golden
-    set's hash and the times; a .meta.json sidecar is written at the end.
+    --resume continues it (only with the same retriever, settings, --fetch and golden set).
+    The first line records the retriever, its settings, the golden set's hash and the times
+    (passwords, tokens and keys hidden); a .meta.json sidecar is written at the end. Ctrl-C
+    keeps the answers of calls that finish within 2 s; a second Ctrl-C stops at once (exit 130).
+    When every call fails the command exits 2 with the first error.
 
     \b
     Examples:

@@ -6,7 +6,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ragauge.data.numbers import Range, check_number
+from ragauge.errors import InputError
+from ragauge.redact import redact
 from ragauge.data.run import Hit
+
+TIMEOUT = Range(0, 1e6, low_open=True)
+"""Seconds per call: more than 0; at most 1,000,000 (11 days), which every client and timer accepts."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,9 @@ class RetrieverOptions:
     config: Mapping[str, Any] = field(default_factory=dict)
     extra: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timeout", check_number(self.timeout, "--timeout", TIMEOUT))
+
 
 def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     """``"bm25:corpus.jsonl?chunk_size=200&chunk_overlap=20"`` -> ("bm25", "corpus.jsonl",
@@ -81,3 +90,16 @@ def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     scheme, _, rest = spec.partition(":")
     target, _, query = rest.partition("?")
     return scheme, target, dict(parse_qsl(query, keep_blank_values=True))
+
+
+def spec_number(options: Mapping[str, str], key: str, default: float, allowed: Range, spec: str) -> Any:
+    """Option ``key`` of a spec's query string as a number in ``allowed`` (``default`` when
+    absent); InputError naming the option, the spec and the allowed range otherwise."""
+    text = options.get(key)
+    if text is None:
+        return default
+    try:
+        value: float = int(text) if allowed.integer else float(text)
+    except ValueError:
+        raise InputError(f"option {key}={text!r} in {redact(spec)!r} must be {allowed}") from None
+    return check_number(value, f"option {key}", allowed, where=redact(spec))

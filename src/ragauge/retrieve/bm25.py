@@ -18,23 +18,25 @@ import numpy as np
 from ragauge.data.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
-from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
+from ragauge.data.numbers import POSITIVE, UNIT
+from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, spec_number
+from ragauge.retrieve.corpus import (WHOLE, Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec,
+                                     read_documents)
 
 _KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "chunk_overlap", "chunk_unit"}
 
 
 def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
-    try:
-        return {
-            "k1": float(options.get("k1", 1.5)), "b": float(options.get("b", 0.75)),
-            "method": options.get("method", "lucene"), "stemmer": options.get("stemmer", "english"),
-            "stopwords": options.get("stopwords", "en"), "title": options.get("title", "1") not in ("0", "false"),
-            "chunk_size": int(options.get("chunk_size", 0)), "chunk_overlap": int(options.get("chunk_overlap", 0)),
-            "chunk_unit": options.get("chunk_unit", "words"),
-        }
-    except ValueError as exc:
-        raise InputError(f"bad bm25 option in {spec!r}: {exc}") from None
+    """The settings of a bm25 spec, each number checked: ``k1`` > 0, ``b`` in [0, 1], chunk sizes
+    integers >= 0 (their relation is checked by ``Chunking``)."""
+    return {
+        "k1": spec_number(options, "k1", 1.5, POSITIVE, spec), "b": spec_number(options, "b", 0.75, UNIT, spec),
+        "method": options.get("method", "lucene"), "stemmer": options.get("stemmer", "english"),
+        "stopwords": options.get("stopwords", "en"), "title": options.get("title", "1") not in ("0", "false"),
+        "chunk_size": spec_number(options, "chunk_size", 0, WHOLE, spec),
+        "chunk_overlap": spec_number(options, "chunk_overlap", 0, WHOLE, spec),
+        "chunk_unit": options.get("chunk_unit", "words"),
+    }
 
 
 class BM25Retriever(RetrieverBase):

@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ragauge.data.numbers import Range, check_number
 from ragauge.errors import InputError, where
+
+WHOLE = Range(0, integer=True)
+"""A chunk size or overlap: an integer >= 0."""
 
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm")
 
@@ -41,9 +45,14 @@ class Chunking:
     unit: str = "words"
 
     def __post_init__(self) -> None:
-        if self.size < 0 or self.overlap < 0 or (self.size and self.overlap >= self.size):
-            raise InputError(f"bad chunking: size={self.size}, overlap={self.overlap}",
-                             hint="chunk_overlap must be smaller than chunk_size")
+        object.__setattr__(self, "size", check_number(self.size, "chunk_size", WHOLE))
+        object.__setattr__(self, "overlap", check_number(self.overlap, "chunk_overlap", WHOLE))
+        if self.size and self.overlap >= self.size:
+            raise InputError(f"chunk_overlap must be smaller than chunk_size, got chunk_size={self.size}, "
+                             f"chunk_overlap={self.overlap}", hint="lower chunk_overlap, or raise chunk_size")
+        if self.overlap and not self.size:
+            raise InputError(f"chunk_overlap={self.overlap} needs a chunk_size (0 keeps whole documents)",
+                             hint="set chunk_size too, or drop chunk_overlap")
         if self.unit not in ("words", "chars"):
             raise InputError(f"chunk_unit must be 'words' or 'chars', got {self.unit!r}")
 

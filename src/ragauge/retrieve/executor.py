@@ -1,35 +1,46 @@
 """Run a retriever over a golden set: bounded concurrency, retries with backoff, streamed and
-resumable output."""
+resumable output, a clean stop on Ctrl-C."""
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
+import queue
 import random
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from ragauge._version import __version__
+from ragauge.data.files import atomic_write, atomic_writer, write_error
 from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.jsonl import dumps
+from ragauge.data.numbers import COUNT, NON_NEGATIVE, Range, check_number
 from ragauge.data.run import QueryResult, Run, read_run_jsonl
 from ragauge.errors import InputError, RagaugeError
+from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetryableError
+from ragauge.retrieve.coerce import check_answer
+from ragauge.retrieve.resume import check_resumable, identity
+from ragauge.retrieve.workers import Workers
 
 ON_ERROR = ("zero", "skip", "fail")
+GRACE = 2.0
+"""Seconds the first Ctrl-C waits for calls in flight, so their answers are kept."""
+RETRIES = Range(0, integer=True)
 
 
 @dataclass(frozen=True)
 class ExecutorOptions:
     """``fetch`` hits per call; ``concurrency`` calls in flight; ``retries`` extra attempts for
     transient failures with exponential backoff (``backoff`` seconds, doubled each time, with
-    full jitter, capped at ``max_backoff``)."""
+    full jitter, capped at ``max_backoff``); ``grace`` seconds the first Ctrl-C waits for calls
+    in flight. Each number is checked here (InputError with the allowed range)."""
 
     fetch: int = 20
     concurrency: int = 8
@@ -38,10 +49,13 @@ class ExecutorOptions:
     max_backoff: float = 10.0
     on_error: str = "zero"
     seed: int | None = None
+    grace: float = GRACE
 
     def __post_init__(self) -> None:
-        if self.fetch < 1 or self.concurrency < 1 or self.retries < 0:
-            raise InputError("--fetch and --concurrency must be >= 1 and --retries >= 0")
+        for name, allowed, what in (("fetch", COUNT, "--fetch"), ("concurrency", COUNT, "--concurrency"),
+                                    ("retries", RETRIES, "--retries"), ("backoff", NON_NEGATIVE, "backoff"),
+                                    ("max_backoff", NON_NEGATIVE, "max_backoff"), ("grace", NON_NEGATIVE, "grace")):
+            object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
         if self.on_error not in ON_ERROR:
             raise InputError(f"--on-error must be one of {', '.join(ON_ERROR)}")
 
@@ -62,41 +76,100 @@ class RunAborted(RagaugeError):
     """The run stopped (on_error=fail, or a fatal retriever error); the partial file is valid."""
 
 
+class RetrieverDown(InputError):
+    """Every call failed: the retriever is down or misconfigured; ``run`` holds the errors."""
+
+    def __init__(self, message: str, *, hint: str, run: Run) -> None:
+        super().__init__(message, hint=hint)
+        self.run = run
+
+
+class RunInterrupted(RagaugeError):
+    """Ctrl-C. The file (if any) is valid and holds every answer received, including those of
+    calls in flight that finished within the grace period; ``abandoned`` calls did not."""
+
+    exit_code = 130
+
+    def __init__(self, progress: Progress, abandoned: int, output: Path | None, at_once: bool) -> None:
+        kept = f"; the {progress.done} answers so far are in {output}" if output is not None else ""
+        note = f" ({abandoned} call(s) in flight abandoned)" if abandoned else ""
+        super().__init__(f"interrupted{' again: stopped at once' if at_once else ''} after {progress.done} of "
+                         f"{progress.total} questions{note}{kept}",
+                         hint="run the same command with --resume to continue" if output is not None else None)
+        self.progress, self.abandoned, self.output, self.at_once = progress, abandoned, output, at_once
+
+
 def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
           progress: Progress, lock: threading.Lock) -> QueryResult:
+    """One question, retried on transient failures. A failed call records no latency (its time
+    says nothing about the retriever's speed and must not enter p50/p95)."""
     attempt = 0
     while True:
         start = time.perf_counter()
         try:
             got = retriever.search(q.query, opts.fetch)
             latency = (time.perf_counter() - start) * 1000.0
+            check_answer(got, q.id)
             return QueryResult(q.id, tuple(got.hits), round(latency, 3), got.cost)
-        except RagaugeError:
+        except RagaugeError as exc:
+            if exc.where is None:
+                exc.where = f"question {q.id!r}"
             raise  # a fatal, user-correctable problem (bad URL, 401, malformed response): stop the run
         except (RetryableError, TimeoutError, ConnectionError) as exc:
             if attempt >= opts.retries:
-                return QueryResult(q.id, (), round((time.perf_counter() - start) * 1000.0, 3), None,
-                                   f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)")
+                return QueryResult(q.id, (), None, None,
+                                   redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)"))
             with lock:
                 progress.retried += 1
             delay = min(opts.max_backoff, opts.backoff * 2 ** attempt)
             time.sleep(rng.uniform(0, delay))
             attempt += 1
         except Exception as exc:  # the retriever is user code: record the failure, keep going
-            return QueryResult(q.id, (), round((time.perf_counter() - start) * 1000.0, 3), None,
-                               f"{type(exc).__name__}: {exc}")
+            return QueryResult(q.id, (), None, None, redact(f"{type(exc).__name__}: {exc}"))
 
 
 def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
-    """Successful results of an earlier (maybe interrupted) run; a torn last line is dropped."""
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        raw = raw[: raw.rfind(b"\n") + 1]
-        path.write_bytes(raw)
+    """Successful results of an earlier (maybe interrupted) run and its metadata; a torn last
+    line is ignored (the header rewrite drops it)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the run to resume: {exc.strerror}", where=str(path)) from None
     if not raw.strip():
         return [], {}
+    if not raw.endswith(b"\n"):
+        raw = raw[: raw.rfind(b"\n") + 1]
+        with atomic_writer(path, what="run", mode="wb") as fh:
+            fh.write(raw)  # type: ignore[arg-type]
     run = read_run_jsonl(path)
     return [r for r in run.results() if r.error is None], dict(run.meta)
+
+
+class _Lines:
+    """The run file, open for appending one flushed line per answer. A failed write (a full disk)
+    cuts the partial line off again and raises InputError: the file stays a valid run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.fh: IO[bytes] = open(path, "ab")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise write_error(path, exc, "run") from None
+
+    def write(self, result: QueryResult) -> None:
+        data = (dumps(result.to_dict()) + "\n").encode("utf-8")
+        start = self.fh.tell()
+        try:
+            self.fh.write(data)
+            self.fh.flush()
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.fh.truncate(start)
+            raise write_error(self.path, exc, "run") from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.fh.close()
 
 
 def run_retriever(
@@ -110,82 +183,124 @@ def run_retriever(
 ) -> Run:
     """Call ``retriever`` for every golden question and return the run.
 
-    With ``output``, each finished question is appended and flushed at once, so an interrupted
-    run leaves a valid file; ``resume`` keeps its successful questions and calls only the rest
-    (failed ones are tried again). A question that still fails after the retries is recorded
-    with its error; with ``on_error="fail"`` the run stops there (evaluation applies "zero" or
-    "skip").
+    With ``output``, the header (``_meta``) is written atomically, then each finished question
+    is appended and flushed at once, so an interrupted run leaves a valid file. ``resume`` keeps
+    the file's successful questions and calls only the rest (failed ones are tried again); it
+    raises InputError naming each difference when the file was made with another retriever,
+    settings, ``fetch``, golden set or index. A question that still fails after the retries is
+    recorded with its error and no latency; with ``on_error="fail"`` the run stops there.
+
+    Raises RetrieverDown (after writing the file) when every question failed, RunInterrupted on
+    Ctrl-C (after waiting ``options.grace`` seconds for calls in flight; a second Ctrl-C stops at
+    once), and InputError when the file cannot be written (a full disk: the answers written so
+    far stay, no temporary file is left).
     """
     progress = progress or Progress()
+    now = identity(retriever.spec, retriever.describe(), retriever.fingerprint(), golden.content_hash,
+                   options.fetch)
     done: list[QueryResult] = []
     meta: dict[str, Any] = {}
     if output is not None and resume and output.exists():
         done, meta = _completed(output)
-        if meta.get("golden_hash") not in (None, golden.content_hash):
-            raise InputError("the run to resume was made for another golden set", where=str(output),
-                             hint="resume only with the same golden set, or start a new run file")
+        check_resumable(meta, now, str(output))
     finished = {r.id for r in done}
     todo = [q for q in golden if q.id not in finished]
     progress.total, progress.done, progress.resumed = len(golden), len(done), len(done)
     if not meta:
-        meta = {"retriever": retriever.spec,  # the adapter's own spec, secrets removed
-                "settings": retriever.describe(),
-                "fingerprint": retriever.fingerprint(), "ragauge_version": __version__,
-                "golden_hash": golden.content_hash, "fetch": options.fetch, "concurrency": options.concurrency,
+        meta = {**now, "ragauge_version": __version__, "concurrency": options.concurrency,
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    handle: IO[str] | None = None
+    lines: _Lines | None = None
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:  # header + kept results, swapped in atomically
-            fh.write(json.dumps({"_meta": meta}, ensure_ascii=False) + "\n")
+        with atomic_writer(output, what="run") as fh:  # header + kept results, swapped in at once
+            fh.write(dumps({"_meta": meta}) + "\n")
             for r in done:
-                fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-        os.replace(tmp, output)
-        handle = open(output, "a", encoding="utf-8")
+                fh.write(dumps(r.to_dict()) + "\n")
+        lines = _Lines(output)
+    results = list(done)
+    fresh: list[QueryResult] = []
+
+    def record(result: QueryResult) -> None:
+        if lines is not None:
+            lines.write(result)
+        results.append(result)
+        fresh.append(result)
+        progress.done += 1
+        progress.errors += result.error is not None
+        if progress.on_result:
+            progress.on_result(progress)
+
     rng = random.Random(options.seed)
     lock = threading.Lock()
-    results = list(done)
-    workers = min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency))
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragauge-retrieve")
+    n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
+    workers: Workers[GoldenQuery, QueryResult] = Workers(
+        n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
+    queue_ = iter(todo)
+    in_flight = 0
     try:
-        pending: set[Future[QueryResult]] = set()
-        queue = iter(todo)
-        for q in _take(queue, workers * 2):
-            pending.add(pool.submit(_call, retriever, q, options, rng, progress, lock))
-        while pending:
-            finished_now, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished_now:
-                result = future.result()
-                results.append(result)
-                progress.done += 1
-                if result.error is not None:
-                    progress.errors += 1
-                if handle is not None:
-                    handle.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                    handle.flush()
-                if progress.on_result:
-                    progress.on_result(progress)
-                if result.error is not None and options.on_error == "fail":
-                    raise RunAborted(f"question {result.id!r} failed: {result.error}",
+        try:
+            for q in _take(queue_, n_workers):
+                workers.submit(q)
+                in_flight += 1
+            while in_flight:
+                item = workers.get()
+                in_flight -= 1
+                if isinstance(item, BaseException):
+                    raise item
+                record(item)
+                if item.error is not None and options.on_error == "fail":
+                    raise RunAborted(f"question {item.id!r} failed: {item.error}",
                                      hint="fix the retriever, then continue with --resume")
-                for q in _take(queue, 1):
-                    pending.add(pool.submit(_call, retriever, q, options, rng, progress, lock))
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
+                for q in _take(queue_, 1):
+                    workers.submit(q)
+                    in_flight += 1
+        except KeyboardInterrupt:
+            abandoned, at_once = _grace(workers, in_flight, options.grace, record)
+            raise RunInterrupted(progress, abandoned, output, at_once=at_once) from None
     finally:
-        if handle is not None:
-            handle.close()
-    pool.shutdown(wait=True)
+        workers.stop()
+        if lines is not None:
+            lines.close()
+    ended = {**meta, "ended": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+             "questions": len(results), "errors": progress.errors}
     if output is not None:
-        ended = {**meta, "ended": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                 "questions": len(results), "errors": progress.errors}
-        sidecar = output.with_name(output.name + ".meta.json")
-        sidecar.write_text(json.dumps(ended, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write(output.with_name(output.name + ".meta.json"), dumps(ended, indent=2) + "\n", what="run metadata")
     order = {q.id: i for i, q in enumerate(golden)}
     results.sort(key=lambda r: order.get(r.id, len(order)))
-    return Run.from_results(results, meta=meta, source=str(output) if output else None)
+    run = Run.from_results(results, meta=meta, source=str(output) if output else None)
+    _check_not_all_failed(run, results, fresh, output)
+    return run
+
+
+def _grace(workers: Workers[GoldenQuery, QueryResult], in_flight: int, grace: float,
+           record: Callable[[QueryResult], None]) -> tuple[int, bool]:
+    """After the first Ctrl-C: record the answers of calls in flight that finish within ``grace``
+    seconds. Returns how many calls were still running, and whether a second Ctrl-C cut it short."""
+    deadline = time.monotonic() + grace
+    try:
+        while in_flight and (left := deadline - time.monotonic()) > 0:
+            try:
+                item = workers.get(timeout=left)
+            except queue.Empty:
+                break
+            in_flight -= 1
+            if isinstance(item, QueryResult):
+                record(item)
+    except KeyboardInterrupt:
+        return in_flight, True
+    return in_flight, False
+
+
+def _check_not_all_failed(run: Run, results: list[QueryResult], fresh: list[QueryResult], output: Path | None) -> None:
+    """RetrieverDown when questions were asked and not one answer came back."""
+    if not fresh or any(r.error is None for r in results):
+        return
+    first = fresh[0]
+    where = f"; every error is recorded in {output}" if output is not None else ""
+    raise RetrieverDown(
+        f"every call to the retriever failed ({len(fresh)} of {len(fresh)} questions); the first error, "
+        f"for question {first.id!r}: {first.error}",
+        hint="check that the retriever is running and reachable (its URL or DSN, credentials, --timeout), "
+             f"then run again{where}", run=run)
 
 
 def _take(it: Iterable[GoldenQuery], n: int) -> list[GoldenQuery]:

@@ -10,29 +10,38 @@ By default: ``POST {"query": ..., "k": n}`` and read ``{"hits": [...]}`` or a ba
     hits_path = "data.results"                        # dotted path to the list of hits
 
 Header values are resolved from the environment at call time and never written to run files
-or reports.
+or reports. ``spec`` is the URL with its secrets hidden (``user:pass@``, ``?api_key=``); every
+error message is redacted with the URL's secrets, the expanded ``${VAR}`` values and the values
+of headers whose name looks secret (``Authorization``, ``X-Api-Key``), so a server's 4xx body
+that quotes the key shows ``***``.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+from ragauge.data.jsonl import loads
 from ragauge.errors import InputError
+from ragauge.redact import SECRET_NAME, find_secrets, redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
 from ragauge.retrieve.coerce import coerce_hits
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _env(value: str, spec: str) -> str:
+def _env(value: str, spec: str, found: list[str]) -> str:
+    """``value`` with each ``${VAR}`` replaced from the environment; the values go to ``found``."""
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
         if name not in os.environ:
             raise InputError(f"environment variable {name} is not set (needed by a header of {spec})",
                              hint=f"export {name}=...")
+        found.append(os.environ[name])
         return os.environ[name]
     return _VAR.sub(sub, value)
 
@@ -65,7 +74,8 @@ class HttpRetriever(RetrieverBase):
     def __init__(self, spec: str, options: RetrieverOptions) -> None:
         import httpx
 
-        self.spec = spec
+        self.url = spec
+        self.spec = redact(spec)
         self.options = options
         cfg = dict(options.config.get("http", options.config)) if options.config else {}
         self.method = str(cfg.get("method", "POST")).upper()
@@ -77,14 +87,29 @@ class HttpRetriever(RetrieverBase):
         self._httpx = httpx
 
     def search(self, query: str, n: int) -> Retrieved:
+        secrets = list(find_secrets(self.url))
+        parts = urlsplit(self.url)
+        if parts.password:  # httpx sends user:password as Basic auth, which a server may quote back
+            secrets.append(base64.b64encode(f"{unquote(parts.username or '')}:{unquote(parts.password)}"
+                                            .encode()).decode())
+        headers: dict[str, str] = {}
+        for name, template in self.header_templates.items():
+            headers[name] = _env(template, self.spec, secrets)
+            if re.fullmatch(SECRET_NAME, name, flags=re.IGNORECASE):
+                secrets.append(headers[name])
+        try:
+            return self._search(query, n, headers, secrets)
+        except (InputError, RetryableError) as exc:
+            raise _redacted(exc, secrets) from None
+
+    def _search(self, query: str, n: int, headers: dict[str, str], secrets: list[str]) -> Retrieved:
         httpx = self._httpx
-        headers = {k: _env(v, self.spec) for k, v in self.header_templates.items()}
         payload = _fill(self.body, query, n)
         try:
             if self.method == "GET":
-                response = self.client.get(self.spec, params=payload, headers=headers)
+                response = self.client.get(self.url, params=payload, headers=headers)
             else:
-                response = self.client.request(self.method, self.spec, json=payload, headers=headers)
+                response = self.client.request(self.method, self.url, json=payload, headers=headers)
         except httpx.ConnectError as exc:
             raise RetryableError(f"cannot connect to {self.spec} ({exc}): is the server running and the URL right?") from None
         except httpx.TimeoutException:
@@ -93,18 +118,18 @@ class HttpRetriever(RetrieverBase):
             raise RetryableError(f"transport error talking to {self.spec}: {exc}") from None
         status = response.status_code
         if status in (401, 403):
-            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}",
+            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}: {_body(response, secrets)}",
                              hint="check the credentials: headers come from [retriever.http] in ragauge.toml, "
                                   "with ${VAR} read from the environment")
         if status == 429 or status >= 500:
             raise RetryableError(f"{self.spec} answered {status} {response.reason_phrase}")
         if status >= 400:
-            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}: {response.text[:200]}",
+            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}: {_body(response, secrets)}",
                              hint="check the URL, the method and the body template")
         try:
-            data = response.json()
-        except ValueError:
-            raise InputError(f"{self.spec} did not answer JSON: {response.text[:200]!r}") from None
+            data = loads(response.content)
+        except (ValueError, UnicodeDecodeError) as exc:  # NaN and Infinity are not JSON either
+            raise InputError(f"{self.spec} did not answer JSON ({exc}): {_body(response, secrets)!r}") from None
         hits = _dig(data, self.hits_path, self.spec) if self.hits_path else data
         return Retrieved(coerce_hits(hits, self.options.doc_id_key), _cost(data))
 
@@ -114,6 +139,19 @@ class HttpRetriever(RetrieverBase):
 
     def close(self) -> None:
         self.client.close()
+
+
+def _body(response: Any, secrets: list[str]) -> str:
+    """The start of a response body for a message: redacted first, THEN cut to 200 characters
+    (cut first, a key straddling the cut would leave its start behind)."""
+    return redact(response.text, secrets)[:200]
+
+
+def _redacted(exc: InputError | RetryableError, secrets: list[str]) -> InputError | RetryableError:
+    if isinstance(exc, InputError):
+        return InputError(redact(exc.message, secrets), where=exc.where,
+                          hint=None if exc.hint is None else redact(exc.hint, secrets))
+    return RetryableError(redact(str(exc), secrets))
 
 
 def _cost(data: Any) -> float | None:

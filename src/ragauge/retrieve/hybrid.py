@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
+from ragauge.data.numbers import COUNT, NON_NEGATIVE, check_number
 from ragauge.data.run import Hit
-from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions
+from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import corpus_spec
 
 K = TypeVar("K", bound=Hashable)
@@ -39,10 +39,9 @@ def rrf(rankings: Sequence[Sequence[K]], k: float = RRF_K) -> list[tuple[K, floa
     that hold the key, ``rank`` counting from 1. A key repeated within one ranking counts at its
     first position only. Equal scores are ordered by the best rank the key reached in any
     ranking, then by the first ranking that reached it, then by its first appearance overall.
-    ``k`` must be >= 0.
+    ``k`` must be a finite number >= 0 (else InputError).
     """
-    if k < 0:
-        raise InputError(f"rrf_k must be >= 0, got {k}")
+    k = check_number(k, "rrf_k", NON_NEGATIVE)
     scores: dict[K, float] = {}
     best: dict[K, tuple[int, int]] = {}
     for which, ranking in enumerate(rankings):
@@ -89,12 +88,8 @@ def fuse(results: Sequence[Sequence[Hit]], n: int, k: float = RRF_K) -> list[Hit
 def _route(options: dict[str, str], spec: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     from ragauge.retrieve.dense import DENSE_OPTIONS
 
-    try:
-        own = {"rrf_k": float(options.get("rrf_k", RRF_K)), "depth": int(options.get("depth", DEPTH))}
-    except ValueError as exc:
-        raise InputError(f"bad hybrid option in {spec!r}: {exc}") from None
-    if own["rrf_k"] < 0 or own["depth"] < 1:
-        raise InputError(f"hybrid needs rrf_k >= 0 and depth >= 1 in {spec!r}")
+    own = {"rrf_k": spec_number(options, "rrf_k", RRF_K, NON_NEGATIVE, spec),
+           "depth": spec_number(options, "depth", DEPTH, COUNT, spec)}
     dense = {key: value for key, value in options.items() if key in DENSE_OPTIONS}
     bm25 = {key: value for key, value in options.items()
             if key not in _OWN and (key in _SHARED or key not in DENSE_OPTIONS)}

@@ -1,4 +1,10 @@
-"""``python:package.module:function`` (or ``python:path/to/file.py:function``): call your own code."""
+"""``python:package.module:function`` (or ``python:path/to/file.py:function``): call your own code.
+
+Each call runs in a daemon thread and is given ``--timeout`` seconds: after that the executor
+stops waiting (a TimeoutError, retried like other transient failures) and the call is abandoned,
+since Python cannot stop a running function; ``abandoned`` counts such calls. A module that fails
+to import (any exception, a syntax error) is an InputError naming it, not a traceback.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, RagaugeError
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
 from ragauge.retrieve.coerce import coerce_hits
+from ragauge.retrieve.workers import Deadline
+
+
+def _where_in(exc: BaseException, module_name: str) -> str:
+    """`` (at file:line)``: the deepest frame of the traceback, or a SyntaxError's own location."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" (at {exc.filename}:{exc.lineno})"
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb is not None else ""
 
 
 def load_callable(target: str) -> Callable[..., Any]:
@@ -39,6 +56,12 @@ def load_callable(target: str) -> Callable[..., Any]:
     except ImportError as exc:
         raise InputError(f"cannot import {module_name!r}: {exc}",
                          hint="run from the folder that contains the package, or install it") from None
+    except RagaugeError:
+        raise
+    except (Exception, SystemExit) as exc:  # the module raised while it was imported
+        where = _where_in(exc, module_name)
+        raise InputError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}{where}",
+                         hint=f"fix the module; python -c 'import {Path(module_name).stem}' shows the traceback") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise InputError(f"{module_name!r} has no callable {attr!r}")
@@ -46,19 +69,33 @@ def load_callable(target: str) -> Callable[..., Any]:
 
 
 class PythonRetriever(RetrieverBase):
-    """Calls ``fn(query, n)``; coroutine functions run on a private event loop per call."""
+    """Calls ``fn(query, n)`` within ``options.timeout`` seconds; coroutine functions run on a
+    private event loop per call."""
 
     def __init__(self, spec: str, fn: Callable[..., Any], options: RetrieverOptions) -> None:
         self.spec = spec
         self.fn = fn
         self.options = options
         self.is_async = inspect.iscoroutinefunction(fn)
+        self._deadline = Deadline(options.timeout, name="ragauge-python-retriever")
 
-    def search(self, query: str, n: int) -> Retrieved:
+    @property
+    def abandoned(self) -> int:
+        """Calls that overran the timeout and were left running."""
+        return self._deadline.abandoned
+
+    def _invoke(self, query: str, n: int) -> Any:
         raw = asyncio.run(self.fn(query, n)) if self.is_async else self.fn(query, n)
         if inspect.isawaitable(raw):
             raw = asyncio.run(_await(raw))
+        return raw
+
+    def search(self, query: str, n: int) -> Retrieved:
+        raw = self._deadline.call(self._invoke, query, n)
         return Retrieved(coerce_hits(raw, self.options.doc_id_key))
+
+    def close(self) -> None:
+        self._deadline.close()
 
     def describe(self) -> dict[str, Any]:
         return {"callable": self.spec.partition(":")[2], "async": self.is_async,

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.redact import redact
 from ragauge.retrieve.base import RetryableError
 from ragauge.retrieve.pgvector.target import Target
 
@@ -32,8 +33,10 @@ def ident(name: str) -> Any:
     return sql.Identifier(*name.split(".", 1))
 
 
-def first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+def first_line(exc: BaseException, target: Target) -> str:
+    """The first line of a driver error, with the DSN's secrets hidden (libpq echoes pieces of a
+    DSN it cannot parse)."""
+    return redact((str(exc).strip().splitlines() or [type(exc).__name__])[0], target.secrets)
 
 
 def classify(exc: Exception, target: Target, *, connecting: bool = False) -> Exception:
@@ -41,7 +44,7 @@ def classify(exc: Exception, target: Target, *, connecting: bool = False) -> Exc
     retriever and what to check), or a RetryableError for a transient failure."""
     who = f"pgvector {target.shown}"
     state = getattr(exc, "sqlstate", None) or ""
-    text = first_line(exc)
+    text = first_line(exc, target)
     low = text.lower()
     if state in ("28P01", "28000") or "password authentication failed" in low or "no password supplied" in low:
         return InputError(f"{who}: authentication failed ({text})",

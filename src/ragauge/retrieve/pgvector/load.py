@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ragauge.data.numbers import COUNT, check_number
 from ragauge.errors import InputError
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
 from ragauge.retrieve.pgvector.connection import classify, connect, final_error, first_line, ident, psycopg_module
 from ragauge.retrieve.pgvector.table import COMMENT_PREFIX, vector_literal
-from ragauge.retrieve.pgvector.target import Target, parse_target
+from ragauge.retrieve.pgvector.target import parse_target
 
 if TYPE_CHECKING:
     from ragauge.retrieve.corpus import Passage
@@ -40,12 +42,12 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
     "auto" (HNSW from 100,000 rows). ``progress(k)`` is called after each batch of k rows."""
     if index not in ("auto", "hnsw", "none"):
         raise InputError(f"index must be auto, hnsw or none, got {index!r}")
-    if batch_size < 1:
-        raise InputError(f"batch_size must be a positive number, got {batch_size}")
+    batch_size = check_number(batch_size, "--batch-size", COUNT)
     from psycopg import sql
 
     target = parse_target(dsn)
-    target = Target(target.dsn, target.shown, table, "doc_id", "chunk_id", "embedding", embedder_name)
+    target = dataclasses.replace(target, table=table, doc_id="doc_id", chunk_id="chunk_id", embedding="embedding",
+                                 embedder=embedder_name)
     who = f"pgvector {target.shown}"
     embedder = get_embedder(embedder_name)
     name = canonical_name(embedder_name)
@@ -60,7 +62,7 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
                 except psycopg.Error as exc:
                     hint = ("a superuser must run: CREATE EXTENSION vector; in this database" if exc.sqlstate == "42501"
                             else "install pgvector on the server (e.g. the postgresql-NN-pgvector package)")
-                    raise InputError(f"{who}: cannot create the vector extension ({first_line(exc)})",
+                    raise InputError(f"{who}: cannot create the vector extension ({first_line(exc, target)})",
                                      hint=hint) from None
             table_sql = ident(table)
             with conn.transaction():
