@@ -23,6 +23,7 @@ from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec
+from ragauge.redact import redact_value
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -113,7 +114,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         "ragauge_version": __version__,
         "golden": {"path": full_golden.source, "hash": full_golden.content_hash, "questions": len(full_golden)},
         "run": {"path": run.source or run.meta.get("retriever"), "hash": run_hash(), "format": run.format,
-                **({"meta": dict(run.meta)} if run.meta else {})},
+                **({"meta": redact_value(dict(run.meta))} if run.meta else {})},  # older run files may hold secrets
         "contract": contract.to_dict(),
         "counts": {"questions": len(full_golden), "skipped": len(skipped), "answerable": int(answerable.sum()),
                    "no_answer": len(rows.no_answer), "missing": len(rows.missing), "errors": errored,
@@ -171,7 +172,8 @@ def _rows(golden: GoldenSet, run: Run, docs: "pa.Array", rankings: "Rankings", i
         out.scores.append(QueryScore(
             item.id, item.query, item.tags, {n: float(v[i]) for n, v in values.items()},
             dict(item.relevant), first or None, top, int(info.raw_lengths[i]), int(lengths[i]),
-            int(info.folded[i]), status, error, run.latency_ms.get(item.id), run.cost.get(item.id), dict(item.extra),
+            int(info.folded[i]), status, error, None if error else run.latency_ms.get(item.id), run.cost.get(item.id),
+            dict(item.extra),
         ))
     return out
 
