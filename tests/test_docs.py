@@ -25,14 +25,14 @@ def test_help_is_fast_and_light() -> None:
 def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
     """pyarrow imports pandas (when installed, ~0.3 s) the first time a value crosses from
     Python or numpy through pa.array, pa.scalar or to_numpy; ragauge crosses through
-    ragauge.data.arrow instead. Each command runs in a fresh interpreter."""
+    ragauge.core.arrow instead. Each command runs in a fresh interpreter."""
     import subprocess
     import sys
 
     import importlib.util
 
     assert importlib.util.find_spec("pandas"), "pandas is a test dependency: without it this check means nothing"
-    data = ROOT / "tests" / "data"
+    data = ROOT / "tests" / "fixtures"
     commands = [
         ["trec-eval", "-q", "-c", "-m", "all_trec", str(data / "trec_eval" / "qrels.test"), str(data / "trec_eval" / "results.test")],
         ["eval", str(data / "mini" / "golden.jsonl"), "--run", str(data / "mini" / "run.jsonl"), "-k", "1,5",

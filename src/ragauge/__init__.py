@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ragauge.evaluation.live import evaluate
     from ragauge.evaluation.result import Evaluation
     from ragauge.metrics.spec import MetricSpec, parse_metric
-    from ragauge.trec_eval.runner import TrecEvalOptions, trec_eval
+    from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
 _EXPORTS = {
     "load_golden": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
@@ -26,7 +26,7 @@ _EXPORTS = {
     "evaluate": "ragauge.evaluation.live", "evaluate_run": "ragauge.evaluation.evaluate",
     "Evaluation": "ragauge.evaluation.result",
     "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
-    "trec_eval": "ragauge.trec_eval.runner", "TrecEvalOptions": "ragauge.trec_eval.runner",
+    "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
     "MissingExtra": "ragauge.errors",
 }

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ragauge.data.files import read_input
+from ragauge.core.files import read_input
 from ragauge.errors import InputError, where
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragauge.gate.check import GateResult
+from ragauge.gating.check import GateResult
 
 
 def assert_no_regression(
@@ -31,8 +31,8 @@ def assert_no_regression(
     from ragauge.data.golden import load_golden
     from ragauge.data.run import Run, read_run
     from ragauge.config import find_config
-    from ragauge.gate.config import load_rules
-    from ragauge.gate.run import run_gate
+    from ragauge.gating.config import load_rules
+    from ragauge.gating.run import run_gate
     from ragauge.reports.gate import render_gate_text
 
     if (run is None) == (retrieve is None):

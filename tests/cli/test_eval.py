@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import cli
 
-MINI = Path(__file__).parents[1] / "data" / "mini"
+MINI = Path(__file__).parents[1] / "fixtures" / "mini"
 
 
 def invoke(*args: str) -> "object":

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import BATCH, COMMANDS, cli
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[1] / "fixtures"
 
 
 def test_every_command_loads_and_is_listed() -> None:

@@ -25,7 +25,7 @@ from ragauge.curation.grow import (
 from ragauge.data.golden import load_golden
 from ragauge.errors import InputError
 
-DATA = Path(__file__).parents[1] / "data" / "grow"
+DATA = Path(__file__).parents[1] / "fixtures" / "grow"
 LOG, GOLDEN, REVIEWED = DATA / "log.jsonl", DATA / "golden.jsonl", DATA / "reviewed.jsonl"
 TODAY = date(2026, 11, 5)
 

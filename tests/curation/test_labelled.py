@@ -1,6 +1,6 @@
 """Span-level precision and recall of ``scrub`` on a labelled set of help-desk questions.
 
-tests/data/curation/pii_labelled.jsonl: 120 questions written for this test (72 with personal or
+tests/fixtures/curation/pii_labelled.jsonl: 120 questions written for this test (72 with personal or
 secret data, 48 clean ones with traps: versions, error codes, dates, order and ticket numbers,
 ports, KB numbers, short build hashes, prices, MAC addresses, git remotes). Each label is a type and
 the exact text; every occurrence of that text is an expected span. A detection counts when its span
@@ -19,7 +19,7 @@ import pytest
 from ragauge.curation.detectors import KINDS
 from ragauge.curation.scrub import scrub_text
 
-LABELLED = Path(__file__).parents[1] / "data" / "curation" / "pii_labelled.jsonl"
+LABELLED = Path(__file__).parents[1] / "fixtures" / "curation" / "pii_labelled.jsonl"
 
 # Floors a little below what was measured: overall precision 81/82 = 0.988, recall 81/82 = 0.988
 # (the misses: a UK national-format mobile with the default region US, and a four-part product

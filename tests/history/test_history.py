@@ -31,7 +31,7 @@ from ragauge.history.store import SCHEMA_VERSION, open_history, record_evaluatio
 
 ROOT = Path(__file__).parents[2]
 SCIFACT = ROOT / "examples" / "scifact"
-MINI = ROOT / "tests" / "data" / "mini"
+MINI = ROOT / "tests" / "fixtures" / "mini"
 T0 = datetime(2026, 10, 1, 9, 0, tzinfo=timezone.utc)
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import cli
 
-MINI = Path(__file__).parents[2] / "tests" / "data" / "mini"
+MINI = Path(__file__).parents[2] / "tests" / "fixtures" / "mini"
 
 RECORD = """
 import sys
@@ -33,12 +33,12 @@ def test_concurrent_first_records_on_a_new_history_all_succeed(tmp_path: Path) -
     history = tmp_path / "h" / "history.db"
     go = tmp_path / "go"
     procs = [subprocess.Popen([sys.executable, "-c", RECORD, str(history), str(MINI), str(go)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(12)]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
     time.sleep(1.5)  # let every process import and evaluate, then release them at once
     go.touch()
     outs = [p.communicate(timeout=120) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 12, [err for _, err in outs]
-    assert sorted(int(out) for out, _ in outs) == list(range(1, 13))
+    assert [p.returncode for p in procs] == [0] * 6, [err for _, err in outs]
+    assert sorted(int(out) for out, _ in outs) == list(range(1, 7))
 
 
 def test_a_corrupt_column_is_an_error_not_a_traceback(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run
 from ragauge.formats.trec import Qrels, TrecRun
-from ragauge.trec_eval.runner import TrecEvalOptions, evaluate_trec, trec_eval
+from ragauge.treceval.runner import TrecEvalOptions, evaluate_trec, trec_eval
 
 from .strategies import (
     CONTIGUOUS_LAYOUTS,
@@ -215,7 +215,7 @@ def test_trec_eval_from_files_equals_in_memory(case, cutoffs, sep, block, thread
 
     import ragauge.formats.trec as trec_format
     import ragauge.metrics.build as build
-    import ragauge.trec_eval.runner as runner
+    import ragauge.treceval.runner as runner
 
     measures = ["runid", "num_q", *_measure_strings(cutoffs, (1, 5, 10))]
     options = TrecEvalOptions(measures, per_query=True, max_docs=None if threaded else 3)

@@ -1,4 +1,4 @@
-"""A small deterministic result for the report tests: tests/data/mini's questions plus a few that
+"""A small deterministic result for the report tests: tests/fixtures/mini's questions plus a few that
 exercise escaping (a question with <script> and a pipe, a document id with HTML), a graded question,
 a long multi-line question, a retriever error, a question missing from the run and a no-answer one."""
 
@@ -13,7 +13,7 @@ import pytest
 from ragauge._version import __version__
 from ragauge.evaluation.result import Evaluation
 
-FIXTURES = Path(__file__).parents[1] / "data" / "reports"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "reports"
 EXPECTED = FIXTURES / "expected"
 EVAL_ARGS = ["eval", "golden.jsonl", "--run", "run.jsonl", "-k", "1,3", "--doc-id-sep", "#"]
 
@@ -25,7 +25,7 @@ def normalize(text: str) -> str:
 
 
 def check_golden(name: str, actual: str) -> None:
-    """Compare with tests/data/reports/expected/NAME; UPDATE_GOLDEN=1 rewrites the file instead."""
+    """Compare with tests/fixtures/reports/expected/NAME; UPDATE_GOLDEN=1 rewrites the file instead."""
     path = EXPECTED / name
     actual = normalize(actual)
     if os.environ.get("UPDATE_GOLDEN") == "1":
@@ -38,7 +38,7 @@ def check_golden(name: str, actual: str) -> None:
 
 @pytest.fixture
 def in_fixtures(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Run from tests/data/reports so the paths a result records are short and stable."""
+    """Run from tests/fixtures/reports so the paths a result records are short and stable."""
     monkeypatch.chdir(FIXTURES)
     yield FIXTURES
 

@@ -22,10 +22,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragauge.compare.result import Comparison, MetricDelta
+from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
-from ragauge.gate.check import GateResult, RuleOutcome
-from ragauge.reports import escape
+from ragauge.gating.check import GateResult, RuleOutcome
+from ragauge.core import escape
 from ragauge.reports.comparison import render_comparison
 from ragauge.reports.gate import render_gate
 from ragauge.reports.render import render

@@ -39,7 +39,7 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
       ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl -k 5
       ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
-    from ragauge.compare import compare
+    from ragauge.comparison import compare
     from ragauge.evaluation.load import result_or_evaluate
     from ragauge.reports.comparison import render_comparison
 

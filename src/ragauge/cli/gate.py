@@ -37,7 +37,7 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     from ragauge.data.golden import load_golden
     from ragauge.data.run import read_run
     from ragauge.errors import InputError
-    from ragauge.gate.config import load_rules
+    from ragauge.gating.config import load_rules
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
@@ -70,7 +70,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
     """
     from ragauge.errors import GateFailure
-    from ragauge.gate.run import run_gate
+    from ragauge.gating.run import run_gate
     from ragauge.reports.gate import render_gate
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
@@ -110,8 +110,8 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     Example:
       ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "BM25 -> hybrid"
     """
-    from ragauge.gate.baseline import history_path
-    from ragauge.gate.run import run_baseline_update
+    from ragauge.gating.baseline import history_path
+    from ragauge.gating.run import run_baseline_update
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     from ragauge.evaluation.options import EvalOptions

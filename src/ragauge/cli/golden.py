@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ragauge.errors import InputError
-from ragauge.reports.escape import terminal
+from ragauge.core.escape import terminal
 
 
 @click.group("golden")
@@ -131,7 +131,7 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
 
     from ragauge.cli.options import write_output
     from ragauge.curation.scrub import ScrubOptions, report_lines, scrub_records
-    from ragauge.data.jsonl import read_jsonl
+    from ragauge.core.jsonl import read_jsonl
 
     names = tuple(dict.fromkeys(f.strip() for f in fields.split(",") if f.strip()))
     codes = tuple(dict.fromkeys(r.strip().upper() for r in regions.split(",") if r.strip()))

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ragauge.cli.options import write_output
-from ragauge.data.jsonl import dumps
+from ragauge.core.jsonl import dumps
 from ragauge.history import DEFAULT_HISTORY
 
 HISTORY_FORMATS = ("text", "json", "html")

@@ -42,7 +42,7 @@ def pgvector_command(corpus: Path, dsn: str, table: str, embedder: str, chunk_si
       ragauge index pgvector examples/scifact/corpus.jsonl.gz postgresql://me@localhost/rag --embedder hash
       ragauge run golden.jsonl --retriever "pgvector:postgresql://me@localhost/rag?table=chunks" -o run.jsonl
     """
-    from ragauge.data.numbers import COUNT, check_number
+    from ragauge.core.numbers import COUNT, check_number
     from ragauge.retrieve.corpus import Chunking, chunk, read_documents
     from ragauge.retrieve.pgvector import load_table, parse_target
 

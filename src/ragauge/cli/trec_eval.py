@@ -27,7 +27,7 @@ def trec_eval_command(qrels: Path, run: Path, per_query: bool, complete: bool, m
     Example:
       ragauge trec-eval qrels.txt run.txt -q -m map -m ndcg_cut.10
     """
-    from ragauge.trec_eval.runner import TrecEvalOptions, trec_eval
+    from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
     result = trec_eval(qrels, run, TrecEvalOptions(list(measures), per_query, complete, max_docs, rel_level))
     if result.unsupported:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
-from ragauge.data.jsonl import decode_lines
+from ragauge.core.jsonl import decode_lines
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def read_log(path: str | Path) -> tuple[list[LogEntry], list[str]]:
 def read_questions(path: str | Path) -> list[tuple[str, str, str]]:
     """``(id, question, file:line)`` of every line of a golden set or candidates file, whatever its
     review state (``relevant`` may be null); lines without a string ``id`` and ``query`` are errors."""
-    from ragauge.data.jsonl import read_jsonl
+    from ragauge.core.jsonl import read_jsonl
 
     out = []
     for number, obj in read_jsonl(path, what="golden set"):
@@ -182,8 +182,8 @@ class GrowReport:
     """``(log line, the id it resembles, similarity)`` for duplicates whose normalised text differs."""
 
     def lines(self) -> list[str]:
-        """The report for a terminal; log references and ids through :func:`ragauge.reports.escape.terminal`."""
-        from ragauge.reports.escape import terminal as t
+        """The report for a terminal; log references and ids through :func:`ragauge.core.escape.terminal`."""
+        from ragauge.core.escape import terminal as t
 
         out = [f"read {self.read} log line(s)"]
         if self.unreadable:
@@ -389,7 +389,7 @@ def merge_text(golden_path: Path, candidates_path: Path) -> tuple[str, MergeRepo
     """The golden set's lines unchanged followed by the reviewed candidates, as the text of the merged
     file (raises InputError, and nothing is to be written, when any candidate is refused)."""
     from ragauge.data.golden import load_golden
-    from ragauge.data.jsonl import read_jsonl
+    from ragauge.core.jsonl import read_jsonl
 
     golden = load_golden(golden_path)
     ids = {q.id: where(golden_path, q.line) for q in golden}

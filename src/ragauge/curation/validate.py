@@ -40,7 +40,7 @@ from ragauge.curation.similarity import (
 )
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
-from ragauge.data.jsonl import decode_lines, dumps
+from ragauge.core.jsonl import decode_lines, dumps
 from ragauge.errors import InputError, where
 
 REPORT_VERSION = 1
@@ -261,8 +261,8 @@ def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_pe
 
 def render_text(report: ValidationReport) -> str:
     """The report for a terminal: a summary line, each finding with file:line, the tag counts. Paths,
-    messages, hints and tags go through :func:`ragauge.reports.escape.terminal` (they quote the file)."""
-    from ragauge.reports.escape import terminal as t
+    messages, hints and tags go through :func:`ragauge.core.escape.terminal` (they quote the file)."""
+    from ragauge.core.escape import terminal as t
 
     out = [f"{t(report.source)}: {report.questions} questions ({report.answerable} answerable, "
            f"{report.no_answer} no-answer), {len(report.tags)} tags"]
@@ -290,6 +290,6 @@ def render_text(report: ValidationReport) -> str:
 
 
 def render_json(report: ValidationReport) -> str:
-    """The report as JSON (``to_dict``), written by :func:`ragauge.data.jsonl.dumps`."""
+    """The report as JSON (``to_dict``), written by :func:`ragauge.core.jsonl.dumps`."""
 
     return dumps(report.to_dict(), indent=2) + "\n"

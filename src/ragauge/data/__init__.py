@@ -1,1 +1,1 @@
-"""The data model: golden sets, runs and their hashes."""
+"""The data model: golden questions, runs and hits, document ids."""

@@ -8,10 +8,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ragauge.data.hashing import content_hash
-from ragauge.data.files import atomic_writer
-from ragauge.data.jsonl import dumps, read_jsonl
-from ragauge.data.numbers import GRADE, check_number
+from ragauge.core.hashing import content_hash
+from ragauge.core.files import atomic_writer
+from ragauge.core.jsonl import dumps, read_jsonl
+from ragauge.core.numbers import GRADE, check_number
 from ragauge.errors import InputError, where
 
 FORMAT_VERSION = 1

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragauge.data.hashing import content_hash
-from ragauge.data.files import atomic_writer
-from ragauge.data.jsonl import dumps, read_jsonl
-from ragauge.data.numbers import NON_NEGATIVE, check_number
+from ragauge.core.hashing import content_hash
+from ragauge.core.files import atomic_writer
+from ragauge.core.jsonl import dumps, read_jsonl
+from ragauge.core.numbers import NON_NEGATIVE, check_number
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ragauge.data.grouping import Grouping
+    from ragauge.core.grouping import Grouping
 
 FORMAT_VERSION = 1
 
@@ -93,7 +93,7 @@ class Run:
     @classmethod
     def from_results(cls, results: Iterable[QueryResult], *, meta: Mapping[str, Any] | None = None,
                      source: str | None = None, format: str = "jsonl") -> Run:
-        from ragauge.data.arrow import strings
+        from ragauge.core.arrow import strings
 
         qids: list[str] = []
         docs: list[str | None] = []
@@ -135,7 +135,7 @@ class Run:
 
     @cached_property
     def _slices(self) -> dict[str, tuple[int, int]]:
-        from ragauge.data.arrow import group_starts, take
+        from ragauge.core.arrow import group_starts, take
 
         if self.ranking is not None:
             starts, ids = self.ranking.starts, self.ranking.ids
@@ -148,7 +148,7 @@ class Run:
 
     def result(self, qid: str) -> QueryResult:
         """The hits of one query as objects (for reports; not for bulk work)."""
-        from ragauge.data.arrow import take
+        from ragauge.core.arrow import take
 
         a, b = self._slices.get(qid, (0, 0))
         rows = np.arange(a, b) if self.ranking is None else self.ranking.rows_at(np.arange(a, b))
@@ -256,7 +256,7 @@ def _from_trec(path: Path) -> Run:
     """A TREC run ranked as trec_eval ranks it (score descending, ties by docno descending)."""
     import pyarrow as pa
 
-    from ragauge.data.arrow import take
+    from ragauge.core.arrow import take
     from ragauge.formats.trec import read_trec_run, trec_ranking
 
     trec = read_trec_run(path)

@@ -33,7 +33,7 @@ def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = No
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ragauge.data.arrow import as_string_array, strings
+    from ragauge.core.arrow import as_string_array, strings
 
     if sep and pattern:
         raise InputError("give either --doc-id-sep or --doc-id-pattern, not both")

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge._version import __version__
-from ragauge.background import start
-from ragauge.data.arrow import strings, take
+from ragauge.core.background import start
+from ragauge.core.arrow import strings, take
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet, as_golden
 from ragauge.data.run import Run, as_run
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragauge.data.jsonl import read_json
+from ragauge.core.jsonl import read_json
 from ragauge.errors import InputError
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation

@@ -140,7 +140,7 @@ def _value(value: Any, what: str, empty: bool = False) -> float:
     """A metric value read back from a file: a finite number (or null, for an empty mean)."""
     import math
 
-    from ragauge.data.numbers import check_number
+    from ragauge.core.numbers import check_number
 
     if value is None and empty:
         return math.nan

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.files import read_input
-from ragauge.data.jsonl import read_jsonl
-from ragauge.data.numbers import GRADE, check_number
+from ragauge.core.files import read_input
+from ragauge.core.jsonl import read_jsonl
+from ragauge.core.numbers import GRADE, check_number
 from ragauge.errors import InputError, where
 
 

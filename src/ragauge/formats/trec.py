@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragauge.data.files import read_input
+from ragauge.core.files import read_input
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ragauge.data.grouping import Grouping
+    from ragauge.core.grouping import Grouping
 
 RUN_FIELDS = ("qid", "q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -157,7 +157,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
 
 def _numpy(column: "pa.ChunkedArray") -> np.ndarray:
     """A numeric column (no nulls) as one numpy array: chunks viewed, then concatenated once."""
-    from ragauge.data.arrow import to_numpy
+    from ragauge.core.arrow import to_numpy
 
     return to_numpy(column)
 
@@ -202,7 +202,7 @@ def read_qrels(path: str | Path) -> Qrels:
     """Read TREC qrels; duplicate (qid, docno) pairs are an error, as in trec_eval."""
     import pyarrow as pa
 
-    from ragauge.data.arrow import as_string_array
+    from ragauge.core.arrow import as_string_array
 
     path = Path(path)
     table = _read_table(path, QRELS_FIELDS, {"qid": pa.string(), "docno": pa.string(), "rel": pa.int64()}, "qrels")
@@ -215,7 +215,7 @@ def read_qrels(path: str | Path) -> Qrels:
 def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: str) -> None:
     """Error on the first (query, document) pair that occurs twice: fingerprints sorted, equal
     neighbours compared exactly."""
-    from ragauge.data.arrow import hash64, take
+    from ragauge.core.arrow import hash64, take
 
     if len(qid) < 2:
         return
@@ -248,8 +248,8 @@ def trec_ranking(run: TrecRun) -> "Grouping":
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ragauge.data.arrow import from_numpy, ragged_arange, take, to_numpy
-    from ragauge.data.grouping import Grouping, contiguous
+    from ragauge.core.arrow import from_numpy, ragged_arange, take, to_numpy
+    from ragauge.core.grouping import Grouping, contiguous
 
     n = len(run.qid)
     grouping = contiguous(run.qid)

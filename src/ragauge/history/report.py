@@ -2,7 +2,7 @@
 points, and the text and JSON renderings. Pure functions over ``Entry`` values; no files, no clock.
 
 The text rendering puts every recorded string (labels, retrievers, paths, tags, metric names, question
-ids and text: the history file is user data) through :func:`ragauge.reports.escape.terminal`."""
+ids and text: the history file is user data) through :func:`ragauge.core.escape.terminal`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from ragauge.errors import InputError
 from ragauge.history.model import Entry
-from ragauge.reports.escape import terminal as t
+from ragauge.core.escape import terminal as t
 
 HISTORY_JSON_VERSION = 1
 BLOCKS = "▁▂▃▄▅▆▇█"

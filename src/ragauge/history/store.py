@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ragauge.data.jsonl import dumps, loads
+from ragauge.core.jsonl import dumps, loads
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.history import DEFAULT_HISTORY
@@ -239,7 +239,7 @@ def record_evaluation(path: str | Path, evaluation: Evaluation, *, label: str | 
     directory (None outside a repository).
     """
     if git_commit is None:
-        from ragauge.gitinfo import git
+        from ragauge.core.gitinfo import git
 
         git_commit = git("rev-parse", "HEAD")
     entry = entry_from_evaluation(evaluation, recorded_at=now or datetime.now(timezone.utc), label=label,

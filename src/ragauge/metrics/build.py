@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ragauge.background import start
-from ragauge.data.arrow import (
+from ragauge.core.background import start
+from ragauge.core.arrow import (
     as_string_array,
     find_sorted,
     from_numpy,
@@ -26,7 +26,7 @@ from ragauge.metrics.rankings import Rankings
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ragauge.data.grouping import Grouping
+    from ragauge.core.grouping import Grouping
 
 PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
 
@@ -79,7 +79,7 @@ def build_rankings(
     Work is on ranked positions: when the grouping keeps each query's rows in one block, the
     positions are the run's own rows and nothing of size "all hits" is copied.
     """
-    from ragauge.data.grouping import Grouping, group_rows
+    from ragauge.core.grouping import Grouping, group_rows
 
     grouping = run_qid if isinstance(run_qid, Grouping) else group_rows(run_qid)
     run_doc = string_column(run_doc)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.data.arrow import ragged_arange, take, to_numpy
+from ragauge.core.arrow import ragged_arange, take, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -2,7 +2,7 @@
 
 Metric names, tags, question ids and text, document ids, paths and notes are user text (they come from
 the golden set, the runs and saved results): each goes through the output language's escaper in
-:mod:`ragauge.reports.escape`; HTML through the shared Jinja2 environment.
+:mod:`ragauge.core.escape`; HTML through the shared Jinja2 environment.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ragauge.compare.result import Comparison, MetricDelta
-from ragauge.data.jsonl import dumps
-from ragauge.reports import escape
+from ragauge.comparison.result import Comparison, MetricDelta
+from ragauge.core.jsonl import dumps
+from ragauge.core import escape
 
 WORSE_SHOWN = 15
 

@@ -1,7 +1,7 @@
 """Renderers for a gate result: text, Markdown, JSON and JUnit (one testcase per rule).
 
 Rules, messages and question details carry user text (tag names, question ids and text, paths, the
-baseline's reason), each put through the output language's escaper in :mod:`ragauge.reports.escape`:
+baseline's reason), each put through the output language's escaper in :mod:`ragauge.core.escape`:
 a crafted id cannot print a line of its own (a fake "gate PASSED"), a link or a mention.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ragauge.data.jsonl import dumps
-from ragauge.gate.check import GateResult, RuleOutcome
-from ragauge.reports import escape
+from ragauge.core.jsonl import dumps
+from ragauge.gating.check import GateResult, RuleOutcome
+from ragauge.core import escape
 
 
 def _question_line(q: dict[str, object]) -> str:
@@ -52,7 +52,7 @@ def render_gate_junit(result: GateResult) -> str:
     suite = ET.Element("testsuite", name="ragauge gate", tests=str(len(result.outcomes)),
                        failures=str(len(result.failures)), errors="0", skipped="0")
     for o in result.outcomes:
-        case = ET.SubElement(suite, "testcase", classname=escape.xml(f"ragauge.gate.{o.kind}"),
+        case = ET.SubElement(suite, "testcase", classname=escape.xml(f"ragauge.gating.{o.kind}"),
                              name=escape.xml(o.rule))
         if not o.passed:
             failure = ET.SubElement(case, "failure", message=escape.xml(o.message))

@@ -13,7 +13,7 @@ import base64
 import hashlib
 from typing import Any
 
-from ragauge.data.jsonl import dumps
+from ragauge.core.jsonl import dumps
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports.views import (
     CONFIDENCE,
@@ -35,7 +35,7 @@ LABEL_CHARS = 26
 def script_json(data: Any) -> str:
     """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` characters at all
     (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back;
-    lone surrogates and the other characters :func:`ragauge.data.jsonl.dumps` escapes likewise."""
+    lone surrogates and the other characters :func:`ragauge.core.jsonl.dumps` escapes likewise."""
     text = dumps(data, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -1,6 +1,6 @@
 """The one Jinja2 environment every HTML renderer uses (the report, the comparison, the history).
 
-Autoescape is on for every template, undefined names raise, and :func:`ragauge.reports.escape.html`
+Autoescape is on for every template, undefined names raise, and :func:`ragauge.core.escape.html`
 is the ``finalize`` hook, so no printed string carries a control character, a bidi control or a
 lone surrogate (which would make the page impossible to encode). Templates and the shared CSS and
 script come from ``ragauge/reports/templates``.
@@ -24,7 +24,7 @@ def environment(what: str = "the HTML report") -> jinja2.Environment:
 
         raise RagaugeError(f"{what} needs Jinja2, which is not installed",
                            hint="pip install jinja2 (ragauge depends on it: reinstall ragauge)") from None
-    from ragauge.reports.escape import html
+    from ragauge.core.escape import html
 
     return jinja2.Environment(loader=jinja2.PackageLoader("ragauge.reports", "templates"), autoescape=True,
                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,

@@ -3,13 +3,13 @@
 Written with the C-accelerated encoder (no ``indent``): top-level keys and each question on a
 line of their own, so the file stays readable and diffable and a 7,000-question result is
 written in well under a second. Strings are UTF-8 text, but for what
-:func:`ragauge.data.jsonl.dumps` writes as ``\\u`` escapes (lone surrogates, C1 and bidi controls),
+:func:`ragauge.core.jsonl.dumps` writes as ``\\u`` escapes (lone surrogates, C1 and bidi controls),
 so the file always encodes and prints safely, and parses back to the same result.
 """
 
 from __future__ import annotations
 
-from ragauge.data.jsonl import dumps as _dump
+from ragauge.core.jsonl import dumps as _dump
 from ragauge.evaluation.result import Evaluation
 
 

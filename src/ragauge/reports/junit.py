@@ -4,7 +4,7 @@ A question fails when no relevant document is in its top k, k being the largest 
 result's metrics (with no cutoff at all: anywhere in the fetched list). A question whose retriever
 call raised is an ``<error>``; the no-answer questions are not test cases. The XML is built with
 ElementTree (which writes ``& < > "`` as references), every text and attribute through
-:func:`ragauge.reports.escape.xml` (which makes the characters XML 1.0 cannot hold visible).
+:func:`ragauge.core.escape.xml` (which makes the characters XML 1.0 cannot hold visible).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ragauge.evaluation.result import Evaluation, QueryScore
-from ragauge.reports import escape
+from ragauge.core import escape
 from ragauge.reports.views import found, max_cutoff, relevant_ids
 
 SHOWN_DOCS = 10

@@ -2,14 +2,14 @@
 
 Summary table, per-tag table, then the worst questions, the no-answer questions and the warnings,
 each folded inside ``<details>``. Every piece of user text (ids, questions, tags, paths, messages)
-goes through :func:`ragauge.reports.escape.markdown`, so it can neither break a table nor inject HTML,
+goes through :func:`ragauge.core.escape.markdown`, so it can neither break a table nor inject HTML,
 links, images or mentions. Metric names and the metadata are user text too: a saved result is a file.
 """
 
 from __future__ import annotations
 
 from ragauge.evaluation.result import Evaluation, QueryScore
-from ragauge.reports.escape import markdown as escape
+from ragauge.core.escape import markdown as escape
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,

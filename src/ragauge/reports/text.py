@@ -5,7 +5,7 @@ the worst questions (what was expected, what came back), the no-answer section a
 between ids (an id is never cut or split), and table columns that do not fit are dropped with a note.
 ``color`` adds ANSI styles; the caller decides (only on a terminal, never with --no-color or NO_COLOR).
 Every piece of user text (ids, questions, tags, document ids, paths, metric names, messages: a saved
-result is a file anyone can write) goes through :func:`ragauge.reports.escape.terminal` before it is
+result is a file anyone can write) goes through :func:`ragauge.core.escape.terminal` before it is
 measured or styled, so it can send no escape sequence and start no line of its own.
 """
 
@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from ragauge.evaluation.result import Evaluation, QueryScore
-from ragauge.reports.escape import terminal as t
+from ragauge.core.escape import terminal as t
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,

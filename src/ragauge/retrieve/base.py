@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragauge.data.numbers import Range, check_number
+from ragauge.core.numbers import Range, check_number
 from ragauge.errors import InputError
 from ragauge.redact import redact
 from ragauge.data.run import Hit

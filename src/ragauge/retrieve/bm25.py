@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.data.hashing import content_hash
+from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.data.numbers import POSITIVE, UNIT
+from ragauge.core.numbers import POSITIVE, UNIT
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import (WHOLE, Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec,
                                      read_documents)

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ragauge.data.numbers import NON_NEGATIVE, check_number
+from ragauge.core.numbers import NON_NEGATIVE, check_number
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
 

@@ -14,7 +14,7 @@ import shlex
 import subprocess
 from typing import Any
 
-from ragauge.data.jsonl import loads
+from ragauge.core.jsonl import loads
 from ragauge.errors import InputError
 from ragauge.redact import find_secrets, redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ragauge.data.numbers import Range, check_number
+from ragauge.core.numbers import Range, check_number
 from ragauge.errors import InputError, where
 
 WHOLE = Range(0, integer=True)

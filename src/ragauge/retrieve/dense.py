@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.data.hashing import content_hash
+from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
 from ragauge.retrieve.base import Retrieved, RetrieverOptions

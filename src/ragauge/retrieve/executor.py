@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from ragauge._version import __version__
-from ragauge.data.files import atomic_write, atomic_writer, write_error
+from ragauge.core.files import atomic_write, atomic_writer, write_error
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.jsonl import dumps
-from ragauge.data.numbers import COUNT, NON_NEGATIVE, Range, check_number
+from ragauge.core.jsonl import dumps
+from ragauge.core.numbers import COUNT, NON_NEGATIVE, Range, check_number
 from ragauge.data.run import QueryResult, Run, read_run_jsonl
 from ragauge.errors import InputError, RagaugeError
 from ragauge.redact import redact

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ragauge.data.jsonl import loads
+from ragauge.core.jsonl import loads
 from ragauge.errors import InputError
 from ragauge.redact import SECRET_NAME, find_secrets, redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-from ragauge.data.numbers import COUNT, NON_NEGATIVE, check_number
+from ragauge.core.numbers import COUNT, NON_NEGATIVE, check_number
 from ragauge.data.run import Hit
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import corpus_spec

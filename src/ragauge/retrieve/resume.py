@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragauge.data.jsonl import dumps, loads
+from ragauge.core.jsonl import dumps, loads
 from ragauge.errors import InputError
 from ragauge.redact import redact, redact_value
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragauge.data.numbers import COUNT, check_number
+from ragauge.core.numbers import COUNT, check_number
 from ragauge.errors import InputError
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
 from ragauge.retrieve.pgvector.connection import classify, connect, final_error, first_line, ident, psycopg_module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragauge.data.hashing import content_hash
+from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions

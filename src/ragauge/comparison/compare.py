@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.compare.result import Comparison, MetricDelta
+from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.errors import InputError
 from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore

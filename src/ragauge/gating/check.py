@@ -11,8 +11,8 @@ import numpy as np
 from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of
-from ragauge.gate.baseline import Baseline
-from ragauge.gate.config import GateRules
+from ragauge.gating.baseline import Baseline
+from ragauge.gating.config import GateRules
 from ragauge.stats.randomization import sign_flip_p_value
 
 SHOWN = 10

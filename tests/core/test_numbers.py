@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragauge.data.golden import load_golden
-from ragauge.data.jsonl import dumps, read_json
-from ragauge.data.numbers import COUNT, GRADE, NON_NEGATIVE, PROBABILITY, UNIT, Range, check_number
+from ragauge.core.jsonl import dumps, read_json
+from ragauge.core.numbers import COUNT, GRADE, NON_NEGATIVE, PROBABILITY, UNIT, Range, check_number
 from ragauge.data.run import read_run
 from ragauge.errors import InputError
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
-from ragauge.gate.config import load_rules
+from ragauge.gating.config import load_rules
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"
 GOLDEN = str(EXAMPLE / "golden.jsonl")
@@ -139,14 +139,14 @@ def test_a_metric_removed_from_the_rules_is_a_drop(tmp_path: Path, baseline: Pat
 
 
 def test_baseline_and_history_are_one_unit(tmp_path: Path, baseline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ragauge.gate.baseline as module
+    import ragauge.gating.baseline as module
 
     before = baseline.read_bytes()
     history = baseline.with_name("baseline.history.jsonl")
     history_before = history.read_bytes()
 
     def full(path, line, *, what="output"):
-        from ragauge.data.files import write_error
+        from ragauge.core.files import write_error
 
         raise write_error(path, OSError(errno.ENOSPC, "No space left on device"), what)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.config import key_line, read_table
-from ragauge.data.numbers import COUNT, PROBABILITY, UNIT, Range, check_number
+from ragauge.core.numbers import COUNT, PROBABILITY, UNIT, Range, check_number
 from ragauge.errors import InputError
 from ragauge.metrics.spec import parse_metric
 

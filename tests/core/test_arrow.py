@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragauge.data.arrow import group_starts, hash64, ragged_arange, take
+from ragauge.core.arrow import group_starts, hash64, ragged_arange, take
 
 TEXT = st.text(alphabet="ab\u00e9\U0001f600 #x0", max_size=30)
 
@@ -58,7 +58,7 @@ def test_take_reads_chunked_columns_chunk_by_chunk(values, cuts, picks):
 
 @given(keys=st.lists(st.integers(-5, 5), unique=True), values=st.lists(st.integers(-7, 7), max_size=20))
 def test_find_sorted(keys, values):
-    from ragauge.data.arrow import find_sorted
+    from ragauge.core.arrow import find_sorted
 
     sorted_keys = np.array(sorted(keys), dtype=np.int64)
     at, found = find_sorted(sorted_keys, np.array(values, dtype=np.int64))

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ragauge._version import __version__
-from ragauge.data.files import append_line, atomic_writer
-from ragauge.data.jsonl import dumps, read_json
-from ragauge.data.numbers import check_number
+from ragauge.core.files import append_line, atomic_writer
+from ragauge.core.jsonl import dumps, read_json
+from ragauge.core.numbers import check_number
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
-from ragauge.gate.config import GateRules
-from ragauge.gitinfo import git
+from ragauge.gating.config import GateRules
+from ragauge.core.gitinfo import git
 
 BASELINE_VERSION = 1
 

@@ -11,9 +11,9 @@ from ragauge.data.run import Run
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
-from ragauge.gate.baseline import Baseline, read_baseline, update_baseline
-from ragauge.gate.check import GateResult, check_gate
-from ragauge.gate.config import GateRules
+from ragauge.gating.baseline import Baseline, read_baseline, update_baseline
+from ragauge.gating.check import GateResult, check_gate
+from ragauge.gating.config import GateRules
 
 
 def _evaluate(golden: GoldenSet, run: Run, rules: GateRules, extra: list[str], options: EvalOptions) -> Evaluation:

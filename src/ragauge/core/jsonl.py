@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragauge.data.files import read_input
+from ragauge.core.files import read_input
 from ragauge.errors import InputError, where
 
 _HINTS = {

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ragauge.background import start
-from ragauge.data.arrow import hash64
+from ragauge.core.background import start
+from ragauge.core.arrow import hash64
 from ragauge.errors import InputError
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
 from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
-from ragauge.trec_eval.measures import TrecMeasure, select
+from ragauge.treceval.measures import TrecMeasure, select
 
 MIN_GEO_MEAN = 0.00001
 

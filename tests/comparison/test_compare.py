@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 import ragauge
 from ragauge.cli.main import cli
-from ragauge.compare import compare
+from ragauge.comparison import compare
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError

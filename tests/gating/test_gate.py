@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
-from ragauge.gate.config import load_rules
+from ragauge.gating.config import load_rules
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"
 GOLDEN = str(EXAMPLE / "golden.jsonl")
