@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragauge.data.golden import GoldenQuery, GoldenSet, load_golden
+from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.formats.golden import load_golden
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, run_retriever
 from ragauge.retrieve.registry import open_retriever

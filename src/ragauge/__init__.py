@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from ragauge._version import __version__
 
 if TYPE_CHECKING:
-    from ragauge.data.golden import GoldenQuery, GoldenSet, load_golden
-    from ragauge.data.run import Hit, QueryResult, Run, read_run
+    from ragauge.data.golden import GoldenQuery, GoldenSet
+    from ragauge.formats.golden import load_golden
+    from ragauge.data.run import Hit, QueryResult, Run
+    from ragauge.formats.runs import read_run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.live import evaluate
@@ -20,8 +22,8 @@ if TYPE_CHECKING:
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
 _EXPORTS = {
-    "load_golden": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
-    "read_run": "ragauge.data.run", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
+    "load_golden": "ragauge.formats.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
+    "read_run": "ragauge.formats.runs", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
     "QueryResult": "ragauge.data.run",
     "evaluate": "ragauge.evaluation.live", "evaluate_run": "ragauge.evaluation.evaluate",
     "Evaluation": "ragauge.evaluation.result",

@@ -28,8 +28,9 @@ def assert_no_regression(
         def test_retrieval_quality():
             assert_no_regression("eval/golden.jsonl", retrieve=my_search, baseline="eval/baseline.json")
     """
-    from ragauge.data.golden import load_golden
-    from ragauge.data.run import Run, read_run
+    from ragauge.formats.golden import load_golden
+    from ragauge.data.run import Run
+    from ragauge.formats.runs import read_run
     from ragauge.config import find_config
     from ragauge.gating.config import load_rules
     from ragauge.gating.run import run_gate

@@ -22,7 +22,7 @@ from ragauge.curation.grow import (
     read_log,
     read_questions,
 )
-from ragauge.data.golden import load_golden
+from ragauge.formats.golden import load_golden
 from ragauge.errors import InputError
 
 DATA = Path(__file__).parents[1] / "fixtures" / "grow"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.data.golden import load_golden
+from ragauge.formats.golden import load_golden
 from ragauge.errors import InputError
 
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.data.run import Hit, QueryResult, Run, read_run, write_run_jsonl
+from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.formats.runs import read_run, write_run_jsonl
 from ragauge.errors import InputError
 
 

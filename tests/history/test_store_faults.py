@@ -16,8 +16,8 @@ MINI = Path(__file__).parents[2] / "tests" / "fixtures" / "mini"
 
 RECORD = """
 import sys
-from ragauge.data.golden import load_golden
-from ragauge.data.run import read_run
+from ragauge.formats.golden import load_golden
+from ragauge.formats.runs import read_run
 from ragauge.evaluation.evaluate import evaluate_run
 from ragauge.history.store import record_evaluation
 ev = evaluate_run(load_golden(sys.argv[2] + "/golden.jsonl"), read_run(sys.argv[2] + "/run.jsonl"), k=3,

@@ -247,7 +247,7 @@ def test_trec_eval_from_files_equals_in_memory(case, cutoffs, sep, block, thread
 def test_read_run_ranks_trec_files_as_trec_eval(case, separator):
     """ragauge eval reads a TREC run in trec_eval's order, whatever the file layout; single
     spaces take Arrow's fast path, a tab the normalizing one."""
-    from ragauge.data.run import read_run
+    from ragauge.formats.runs import read_run
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.trec"

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragauge.cli.main import cli
-from ragauge.data.run import read_run
+from ragauge.formats.runs import read_run
 from ragauge.errors import InputError
 from ragauge.retrieve import executor
 from ragauge.retrieve.base import RetrieverOptions

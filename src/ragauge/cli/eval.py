@@ -53,8 +53,8 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
     """
-    from ragauge.data.golden import load_golden
-    from ragauge.data.run import read_run
+    from ragauge.formats.golden import load_golden
+    from ragauge.formats.runs import read_run
     from ragauge.evaluation.evaluate import evaluate_run
 
     if (run_path is None) == (spec is None):

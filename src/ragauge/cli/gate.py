@@ -34,8 +34,8 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     """Golden set, run (read, or produced by calling the retriever), rules, and the fetch depth
     the evaluation applies."""
     from ragauge.config import find_config
-    from ragauge.data.golden import load_golden
-    from ragauge.data.run import read_run
+    from ragauge.formats.golden import load_golden
+    from ragauge.formats.runs import read_run
     from ragauge.errors import InputError
     from ragauge.gating.config import load_rules
 

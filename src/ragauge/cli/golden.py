@@ -31,7 +31,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
     Example:
       ragauge golden import-beir scifact/ --split test -o golden.jsonl
     """
-    from ragauge.data.golden import write_golden
+    from ragauge.formats.golden import write_golden
     from ragauge.formats.beir import import_beir
 
     golden = import_beir(folder, split)

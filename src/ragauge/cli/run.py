@@ -34,7 +34,7 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
 
     Returns the golden set, the run, and the document ids the index holds when the adapter
     knows them (for drift checks)."""
-    from ragauge.data.golden import load_golden
+    from ragauge.formats.golden import load_golden
     from ragauge.retrieve.base import RetrieverOptions
     from ragauge.redact import redact
     from ragauge.retrieve.executor import ExecutorOptions, Progress, RunInterrupted, run_retriever, terminal_progress

@@ -388,7 +388,7 @@ def merge_lines(golden_ids: Mapping[str, str], candidates: Iterable[tuple[str, M
 def merge_text(golden_path: Path, candidates_path: Path) -> tuple[str, MergeReport]:
     """The golden set's lines unchanged followed by the reviewed candidates, as the text of the merged
     file (raises InputError, and nothing is to be written, when any candidate is refused)."""
-    from ragauge.data.golden import load_golden
+    from ragauge.formats.golden import load_golden
     from ragauge.core.jsonl import read_jsonl
 
     golden = load_golden(golden_path)

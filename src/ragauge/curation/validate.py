@@ -2,7 +2,7 @@
 
 :func:`validate_lines` is pure: it takes decoded lines (or their decoding errors) and, optionally,
 the set of document ids the index holds, and returns a :class:`ValidationReport`.
-:func:`validate_file` reads the file at the edge. Unlike :func:`ragauge.data.golden.load_golden`,
+:func:`validate_file` reads the file at the edge. Unlike :func:`ragauge.formats.golden.load_golden`,
 which stops at the first problem, validation reads on and reports every line it cannot use.
 
 Checks, with their code and severity:

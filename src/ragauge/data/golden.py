@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from ragauge.core.hashing import content_hash
-from ragauge.core.files import atomic_writer
-from ragauge.core.jsonl import dumps, read_jsonl
 from ragauge.core.numbers import GRADE, check_number
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
 RELEVANCE_LEVEL = 1
@@ -134,53 +131,3 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
     return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra)
-
-
-def load_golden(path: str | Path) -> GoldenSet:
-    """Load a golden set from JSONL (see the README for the format).
-
-    Raises InputError with ``file:line`` for bad JSON, non-objects, missing ``id``/``query``/
-    ``relevant``, wrong types and duplicate ids (naming both lines).
-    """
-    queries: list[GoldenQuery] = []
-    first_line: dict[str, int] = {}
-    for number, obj in read_jsonl(path, what="golden set"):
-        loc = where(path, number)
-        q = parse_golden_line(obj, loc)
-        if q.id in first_line:
-            raise InputError(
-                f"duplicate question id {q.id!r} (first seen on line {first_line[q.id]})", where=loc,
-                hint="give every question a unique id",
-            )
-        first_line[q.id] = number
-        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
-    if not queries:
-        raise InputError("the golden set has no questions", where=str(path))
-    return GoldenSet(tuple(queries), str(path))
-
-
-def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
-    """Write questions as JSONL (one object a line, UTF-8), replacing ``path`` atomically."""
-    with atomic_writer(path, what="golden set") as fh:
-        for q in golden:
-            fh.write(dumps(q.to_dict()) + "\n")
-
-
-def as_golden(value: "GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]]") -> GoldenSet:
-    """A GoldenSet from a GoldenSet, a golden-set file's path, or questions as GoldenQuery objects or
-    dicts in the file's line format (``{"id", "query", "relevant", "tags"}``), checked like a file."""
-    if isinstance(value, GoldenSet):
-        return value
-    if isinstance(value, (str, Path)):
-        return load_golden(value)
-    queries = []
-    for number, item in enumerate(value, start=1):
-        if isinstance(item, GoldenQuery):
-            queries.append(item)
-        elif isinstance(item, Mapping):
-            queries.append(parse_golden_line(item, f"question {number}"))
-        else:
-            raise InputError(f"question {number}: expected a GoldenQuery or a dict, got {type(item).__name__}")
-    if not queries:
-        raise InputError("the golden set has no questions")
-    return GoldenSet.from_queries(queries)

@@ -12,8 +12,10 @@ import numpy as np
 from ragauge._version import __version__
 from ragauge.core.background import start
 from ragauge.core.arrow import strings, take
-from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet, as_golden
-from ragauge.data.run import Run, as_run
+from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet
+from ragauge.formats.golden import as_golden
+from ragauge.data.run import Run
+from ragauge.formats.runs import as_run
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.core.files import read_input
 from ragauge.core.jsonl import read_jsonl
 from ragauge.core.numbers import GRADE, check_number
+from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.errors import InputError, where
 
 

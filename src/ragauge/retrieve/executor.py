@@ -21,7 +21,8 @@ from ragauge.core.files import atomic_write, atomic_writer, write_error
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.core.jsonl import dumps
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, Range, check_number
-from ragauge.data.run import QueryResult, Run, read_run_jsonl
+from ragauge.data.run import QueryResult, Run
+from ragauge.formats.runs import read_run_jsonl
 from ragauge.errors import InputError, RagaugeError
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetryableError

@@ -1,0 +1,62 @@
+"""Golden-set files: ragauge's JSONL format, read with file:line errors and written atomically."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ragauge.core.files import atomic_writer
+from ragauge.core.jsonl import dumps, read_jsonl
+from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
+from ragauge.errors import InputError, where
+
+
+def load_golden(path: str | Path) -> GoldenSet:
+    """Load a golden set from JSONL (see the README for the format).
+
+    Raises InputError with ``file:line`` for bad JSON, non-objects, missing ``id``/``query``/
+    ``relevant``, wrong types and duplicate ids (naming both lines).
+    """
+    queries: list[GoldenQuery] = []
+    first_line: dict[str, int] = {}
+    for number, obj in read_jsonl(path, what="golden set"):
+        loc = where(path, number)
+        q = parse_golden_line(obj, loc)
+        if q.id in first_line:
+            raise InputError(
+                f"duplicate question id {q.id!r} (first seen on line {first_line[q.id]})", where=loc,
+                hint="give every question a unique id",
+            )
+        first_line[q.id] = number
+        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+    if not queries:
+        raise InputError("the golden set has no questions", where=str(path))
+    return GoldenSet(tuple(queries), str(path))
+
+
+def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
+    """Write questions as JSONL (one object a line, UTF-8), replacing ``path`` atomically."""
+    with atomic_writer(path, what="golden set") as fh:
+        for q in golden:
+            fh.write(dumps(q.to_dict()) + "\n")
+
+
+def as_golden(value: "GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]]") -> GoldenSet:
+    """A GoldenSet from a GoldenSet, a golden-set file's path, or questions as GoldenQuery objects or
+    dicts in the file's line format (``{"id", "query", "relevant", "tags"}``), checked like a file."""
+    if isinstance(value, GoldenSet):
+        return value
+    if isinstance(value, (str, Path)):
+        return load_golden(value)
+    queries = []
+    for number, item in enumerate(value, start=1):
+        if isinstance(item, GoldenQuery):
+            queries.append(item)
+        elif isinstance(item, Mapping):
+            queries.append(parse_golden_line(item, f"question {number}"))
+        else:
+            raise InputError(f"question {number}: expected a GoldenQuery or a dict, got {type(item).__name__}")
+    if not queries:
+        raise InputError("the golden set has no questions")
+    return GoldenSet.from_queries(queries)

@@ -1,0 +1,138 @@
+"""Run files: ragauge's JSONL runs and TREC runs, sniffed, read and written; runs from Python data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ragauge.core.files import atomic_writer
+from ragauge.core.jsonl import dumps, read_jsonl
+from ragauge.core.numbers import NON_NEGATIVE, check_number
+from ragauge.data.run import Hit, QueryResult, Run, parse_hit
+from ragauge.errors import InputError, where
+
+
+def _number(obj: Mapping[str, Any], key: str, loc: str) -> float | None:
+    value = obj.get(key)
+    return None if value is None else check_number(value, f"'{key}'", NON_NEGATIVE, where=loc)
+
+
+def read_run_jsonl(path: str | Path) -> Run:
+    """Read ragauge's JSONL run format (see the README); a line ``{"_meta": {...}}`` holds metadata."""
+    results: list[QueryResult] = []
+    meta: dict[str, Any] = {}
+    first: dict[str, int] = {}
+    for number, obj in read_jsonl(path, what="run"):
+        loc = where(path, number)
+        if "_meta" in obj and "id" not in obj:
+            meta.update(obj["_meta"] if isinstance(obj["_meta"], dict) else {})
+            continue
+        qid = obj.get("id")
+        if not isinstance(qid, str) or not qid:
+            raise InputError(f"missing or invalid 'id': {qid!r}", where=loc, hint='each line needs "id" and "hits"')
+        if qid in first:
+            raise InputError(f"query {qid!r} appears twice (first on line {first[qid]})", where=loc,
+                             hint="write one line per query")
+        first[qid] = number
+        hits = obj.get("hits", [])
+        if not isinstance(hits, list):
+            raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
+        error = obj.get("error")
+        results.append(QueryResult(
+            qid, tuple(parse_hit(h, loc) for h in hits), _number(obj, "latency_ms", loc),
+            _number(obj, "cost", loc), None if error is None else str(error),
+        ))
+    return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
+
+
+def write_run_jsonl(run: Run | Iterable[QueryResult], path: str | Path) -> None:
+    """Write a run as JSONL, one query a line, replacing ``path`` atomically."""
+    results = run.results() if isinstance(run, Run) else run
+    with atomic_writer(path, what="run") as fh:
+        if isinstance(run, Run) and run.meta:
+            fh.write(dumps({"_meta": dict(run.meta)}) + "\n")
+        for r in results:
+            fh.write(dumps(r.to_dict()) + "\n")
+
+
+def read_run(path: str | Path, format: str = "auto") -> Run:
+    """Load a run file: ``jsonl`` (ragauge's format), ``trec``, or ``auto`` (sniffed)."""
+    path = Path(path)
+    if format == "auto":
+        format = _sniff(path)
+    if format == "jsonl":
+        return read_run_jsonl(path)
+    if format == "trec":
+        return _from_trec(path)
+    raise InputError(f"unknown run format {format!r}", hint="use jsonl, trec or auto")
+
+
+def _sniff(path: Path) -> str:
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except FileNotFoundError:
+        raise InputError("run file not found", where=str(path), hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError("expected a run file, found a folder", where=str(path), hint="name the file itself") from None
+    except OSError as exc:
+        raise InputError(f"cannot read run file: {exc.strerror}", where=str(path)) from None
+    for line in head.lstrip(b"\xef\xbb\xbf").splitlines():
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return "jsonl" if line.lstrip().startswith(b"{") else "trec"
+    return "jsonl"
+
+
+def _from_trec(path: Path) -> Run:
+    """A TREC run ranked as trec_eval ranks it (score descending, ties by docno descending)."""
+    import pyarrow as pa
+
+    from ragauge.core.arrow import take
+    from ragauge.formats.trec import read_trec_run, trec_ranking
+
+    trec = read_trec_run(path)
+    grouping = trec_ranking(trec)
+    qid, doc, score = trec.qid, trec.docno, trec.score
+    ranking = grouping
+    if not grouping.in_blocks:  # rows regrouped: reorder them (ties alone are left to the ranking)
+        rows = grouping.rows(grouping.starts, grouping.lengths)
+        qid, doc, score = take(qid, rows), take(doc, rows), score[rows]
+        ranking = None
+    return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, tuple(grouping.ids), meta={"runid": trec.runid},
+               source=str(path), format="trec", ranking=ranking)
+
+
+def as_run(value: "Run | str | Path | Mapping[str, Any]") -> Run:
+    """A Run from what a user has at hand: a Run, a run file's path, or plain Python data —
+    ``{qid: [doc_id, ...]}`` (ranked lists) or ``{qid: {doc_id: score}}`` (the dicts pytrec_eval
+    and ranx take, ranked by score descending, ties by doc id descending as trec_eval does).
+    Scores must be finite; InputError names the question otherwise."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, Path)):
+        return read_run(value)
+    if not isinstance(value, Mapping):
+        raise InputError(f"a run must be a Run, a path or a mapping of question ids, got {type(value).__name__}")
+    results = []
+    for qid, hits in value.items():
+        if not isinstance(qid, str) or not qid:
+            raise InputError(f"run question ids must be non-empty strings, got {qid!r}")
+        if isinstance(hits, Mapping):
+            scored = [(str(doc), check_number(score, f"score of {doc!r} for question {qid!r}"))
+                      for doc, score in hits.items()]
+            scored.sort(key=lambda pair: (-pair[1], _descending(pair[0])))
+            results.append(QueryResult(qid, tuple(Hit(doc, None, score) for doc, score in scored)))
+        elif isinstance(hits, (list, tuple)):
+            results.append(QueryResult(qid, tuple(parse_hit(h, f"question {qid!r}") for h in hits)))
+        else:
+            raise InputError(f"hits of question {qid!r} must be a list of ids or a {{doc_id: score}} mapping, "
+                             f"got {type(hits).__name__}")
+    return Run.from_results(results, meta={"retriever": "python data"})
+
+
+def _descending(text: str) -> tuple[int, ...]:
+    """A sort key that orders strings descending (trec_eval breaks score ties by docno, descending)."""
+    return tuple(-b for b in text.encode("utf-8")) + (1,)
