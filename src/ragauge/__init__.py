@@ -11,21 +11,21 @@ from ragauge._version import __version__
 
 if TYPE_CHECKING:
     from ragauge.data.golden import GoldenQuery, GoldenSet
-    from ragauge.formats.golden import load_golden
     from ragauge.data.run import Hit, QueryResult, Run
-    from ragauge.formats.runs import read_run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
     from ragauge.evaluation.evaluate import evaluate_run
-    from ragauge.evaluation.live import evaluate
     from ragauge.evaluation.result import Evaluation
+    from ragauge.formats.golden import load_golden
+    from ragauge.formats.runs import read_run
     from ragauge.metrics.spec import MetricSpec, parse_metric
+    from ragauge.retrieve.live import evaluate
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
 _EXPORTS = {
     "load_golden": "ragauge.formats.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
     "read_run": "ragauge.formats.runs", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
     "QueryResult": "ragauge.data.run",
-    "evaluate": "ragauge.evaluation.live", "evaluate_run": "ragauge.evaluation.evaluate",
+    "evaluate": "ragauge.retrieve.live", "evaluate_run": "ragauge.evaluation.evaluate",
     "Evaluation": "ragauge.evaluation.result",
     "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
     "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",

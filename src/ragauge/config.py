@@ -62,3 +62,10 @@ def read_table(path: Path, name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"'{name}' must be a table", where=str(path))
     return value
+
+
+def retriever_config(path: Path | None) -> dict[str, Any]:
+    """The ``[retriever]`` table of ``path``, or of the ragauge.toml / pyproject.toml found in the
+    working directory when ``path`` is None; {} when there is none."""
+    found = path or find_config()
+    return read_table(found, "retriever") if found else {}

@@ -28,10 +28,10 @@ def assert_no_regression(
         def test_retrieval_quality():
             assert_no_regression("eval/golden.jsonl", retrieve=my_search, baseline="eval/baseline.json")
     """
-    from ragauge.formats.golden import load_golden
-    from ragauge.data.run import Run
-    from ragauge.formats.runs import read_run
     from ragauge.config import find_config
+    from ragauge.data.run import Run
+    from ragauge.formats.golden import load_golden
+    from ragauge.formats.runs import read_run
     from ragauge.gating.config import load_rules
     from ragauge.gating.run import run_gate
     from ragauge.reports.gate import render_gate_text
@@ -41,9 +41,9 @@ def assert_no_regression(
     golden_set = load_golden(golden)
     rules = load_rules(Path(config) if config else find_config())
     if retrieve is not None:
-        from ragauge.evaluation.live import collect_run
+        from ragauge.retrieve.live import run_retriever
 
-        the_run: Run = collect_run(golden_set, retrieve, fetch or 20)
+        the_run: Run = run_retriever(golden_set, retrieve, fetch=fetch or 20)
         fetch = fetch or 20
     else:
         the_run = read_run(run)  # type: ignore[arg-type]

@@ -41,9 +41,8 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
     """
     from ragauge.comparison import compare
     from ragauge.evaluation.load import result_or_evaluate
-    from ragauge.reports.comparison import render_comparison
-
     from ragauge.evaluation.options import EvalOptions
+    from ragauge.reports.comparison import render_comparison
 
     options = EvalOptions(metrics, parse_ks(ks), fetch, doc_id_sep, doc_id_pattern)
     b = result_or_evaluate(base, golden, options)

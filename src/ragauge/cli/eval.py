@@ -53,9 +53,9 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
     """
+    from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
-    from ragauge.evaluation.evaluate import evaluate_run
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
@@ -67,8 +67,9 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         raise InputError("--history and --label go with --record", hint="add --record to append this result")
     fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
     if spec is not None:
-        golden_set, run, documents = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
-                                  retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
+        done = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                       retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
+        golden_set, run, documents = done.golden, done.run, done.documents
     else:
         golden_set, run = load_golden(golden), read_run(run_path, run_format)  # type: ignore[arg-type]
         documents = None

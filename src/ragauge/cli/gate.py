@@ -34,9 +34,9 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     """Golden set, run (read, or produced by calling the retriever), rules, and the fetch depth
     the evaluation applies."""
     from ragauge.config import find_config
+    from ragauge.errors import InputError
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
-    from ragauge.errors import InputError
     from ragauge.gating.config import load_rules
 
     if (run_path is None) == (spec is None):
@@ -47,9 +47,9 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     from ragauge.cli.run import execute
 
     depth = fetch or 20
-    g, run, _ = execute(golden, spec, None, fetch=depth, concurrency=8, timeout=30.0, retries=3, on_error="zero",
-                        doc_id_key=None, config_path=config_path)
-    return g, run, rules, depth
+    done = execute(golden, spec, None, fetch=depth, concurrency=8, timeout=30.0, retries=3, on_error="zero",
+                   doc_id_key=None, config_path=config_path)
+    return done.golden, done.run, rules, depth
 
 
 @click.command("gate")

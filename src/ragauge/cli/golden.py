@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ragauge.errors import InputError
 from ragauge.core.escape import terminal
+from ragauge.errors import InputError
 
 
 @click.group("golden")
@@ -31,8 +31,8 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
     Example:
       ragauge golden import-beir scifact/ --split test -o golden.jsonl
     """
-    from ragauge.formats.golden import write_golden
     from ragauge.formats.beir import import_beir
+    from ragauge.formats.golden import write_golden
 
     golden = import_beir(folder, split)
     write_golden(golden, output)
@@ -84,11 +84,11 @@ def _documents(corpus: Path | None, spec: str | None, config_path: Path | None) 
         return {doc_id for doc_id, _, _ in read_documents(corpus)}
     if spec is None:
         return None
-    from ragauge.cli.run import _retriever_config
+    from ragauge.config import retriever_config
     from ragauge.retrieve.base import RetrieverOptions
     from ragauge.retrieve.registry import open_retriever
 
-    retriever = open_retriever(spec, RetrieverOptions(config=_retriever_config(config_path)))
+    retriever = open_retriever(spec, RetrieverOptions(config=retriever_config(config_path)))
     try:
         documents = retriever.documents()
     finally:
@@ -130,8 +130,8 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
     import json
 
     from ragauge.cli.options import write_output
-    from ragauge.curation.scrub import ScrubOptions, report_lines, scrub_records
     from ragauge.core.jsonl import read_jsonl
+    from ragauge.curation.scrub import ScrubOptions, report_lines, scrub_records
 
     names = tuple(dict.fromkeys(f.strip() for f in fields.split(",") if f.strip()))
     codes = tuple(dict.fromkeys(r.strip().upper() for r in regions.split(",") if r.strip()))

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from ragauge.core.files import atomic_write, write_error
-
 from ragauge.errors import InputError
 from ragauge.metrics.spec import MAX_CUTOFF
 

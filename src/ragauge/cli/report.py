@@ -12,6 +12,7 @@ import click
 
 from ragauge.cli.options import write_output
 from ragauge.reports.render import FORMATS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -29,55 +29,31 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False) -> tuple[Any, Any, set[str] | None]:
-    """Load the golden set, open the retriever, run it (with a progress line on a terminal).
-
-    Returns the golden set, the run, and the document ids the index holds when the adapter
-    knows them (for drift checks)."""
-    from ragauge.formats.golden import load_golden
-    from ragauge.retrieve.base import RetrieverOptions
+            resume: bool = False) -> Any:
+    """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
+    abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
+    from ragauge.config import retriever_config
     from ragauge.redact import redact
-    from ragauge.retrieve.executor import ExecutorOptions, Progress, RunInterrupted, run_retriever, terminal_progress
-    from ragauge.retrieve.registry import open_retriever
+    from ragauge.retrieve.executor import Progress, RunInterrupted, terminal_progress
+    from ragauge.retrieve.live import retrieve_all
 
-    golden = load_golden(golden_path)
-    options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
-    config = _retriever_config(config_path)
-    retriever = open_retriever(spec, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=config))
-    progress = Progress(on_result=terminal_progress(redact(retriever.spec).split("?")[0]))
+    progress = Progress(on_result=terminal_progress(redact(spec).split("?")[0]))
     try:
-        run = run_retriever(golden, retriever, output, options, resume=resume, progress=progress)
-        documents = retriever.documents()
+        done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                            retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
+                            config=retriever_config(config_path), progress=progress)
     except RunInterrupted as stop:
         click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
-    finally:
-        _close(retriever)
-    abandoned = getattr(retriever, "abandoned", 0)
-    if abandoned:
-        click.echo(f"note: {abandoned} call(s) overran --timeout {timeout:g} s and were abandoned (Python cannot stop "
-                   "a running function; they end with the process)", err=True)
+    if done.abandoned:
+        click.echo(f"note: {done.abandoned} call(s) overran --timeout {timeout:g} s and were abandoned (Python cannot "
+                   "stop a running function; they end with the process)", err=True)
     if progress.errors:
         where = f"; see 'error' in {output}" if output is not None else ""
         click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
                                f"({'left out' if on_error == 'skip' else 'scored 0'}){where}",
                                fg="yellow"), err=True)
-    return golden, run, documents
-
-
-def _close(retriever: Any) -> None:
-    """Close the retriever; a Ctrl-C while it closes ends the command at once (exit 130)."""
-    try:
-        retriever.close()
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
-
-
-def _retriever_config(path: Path | None) -> dict[str, Any]:
-    from ragauge.config import find_config, read_table
-
-    found = path or find_config()
-    return read_table(found, "retriever") if found else {}
+    return done
 
 
 @click.command("run")
@@ -103,6 +79,6 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
       ragauge run golden.jsonl --retriever bm25:corpus.jsonl -o runs/bm25.jsonl
       ragauge run golden.jsonl --retriever https://search.internal/api/search --concurrency 16 -o runs/prod.jsonl
     """
-    _, run, _ = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
-                     on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume)
-    click.echo(f"wrote {len(run.queries)} questions to {output}", err=True)
+    done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
+                   on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume)
+    click.echo(f"wrote {len(done.run.queries)} questions to {output}", err=True)

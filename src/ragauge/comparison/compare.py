@@ -17,7 +17,6 @@ from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
 from ragauge.stats.randomization import holm, sign_flip_p_value
 
 
-
 def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
     notes: list[str] = []
     bh, nh = base.meta["golden"]["hash"], new.meta["golden"]["hash"]

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragauge.core.arrow import find_sorted, group_starts, ragged_arange, string_column, strings, take, to_numpy
+from ragauge.core.arrow import (
+    find_sorted,
+    group_starts,
+    ragged_arange,
+    string_column,
+    strings,
+    take,
+    to_numpy,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from ragauge.curation.scrub import Redaction, ScrubOptions, ScrubResult, scrub_records, scrub_text
-from ragauge.curation.validate import Finding, ValidationReport, validate_file, validate_lines
+from ragauge.curation.scrub import (
+    Redaction,
+    ScrubOptions,
+    ScrubResult,
+    scrub_records,
+    scrub_text,
+)
+from ragauge.curation.validate import (
+    Finding,
+    ValidationReport,
+    validate_file,
+    validate_lines,
+)
 
 __all__ = [
     "Finding",

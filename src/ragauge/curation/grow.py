@@ -35,8 +35,12 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.curation.similarity import NEAR_DUPLICATE_JACCARD, near_duplicate_pairs, normalise
 from ragauge.core.jsonl import decode_lines
+from ragauge.curation.similarity import (
+    NEAR_DUPLICATE_JACCARD,
+    near_duplicate_pairs,
+    normalise,
+)
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
@@ -105,7 +109,7 @@ def _first(obj: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 
 def _retrieved_ids(raw: Any) -> tuple[str, ...]:
-    from ragauge.retrieve.coerce import coerce_hit
+    from ragauge.data.coerce import coerce_hit
 
     if isinstance(raw, Mapping) and "hits" in raw:
         raw = raw["hits"]
@@ -388,8 +392,8 @@ def merge_lines(golden_ids: Mapping[str, str], candidates: Iterable[tuple[str, M
 def merge_text(golden_path: Path, candidates_path: Path) -> tuple[str, MergeReport]:
     """The golden set's lines unchanged followed by the reviewed candidates, as the text of the merged
     file (raises InputError, and nothing is to be written, when any candidate is refused)."""
-    from ragauge.formats.golden import load_golden
     from ragauge.core.jsonl import read_jsonl
+    from ragauge.formats.golden import load_golden
 
     golden = load_golden(golden_path)
     ids = {q.id: where(golden_path, q.line) for q in golden}

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragauge.core.jsonl import decode_lines, dumps
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
     near_duplicate_pairs,
@@ -40,7 +41,6 @@ from ragauge.curation.similarity import (
 )
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
-from ragauge.core.jsonl import decode_lines, dumps
 from ragauge.errors import InputError, where
 
 REPORT_VERSION = 1

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragauge._version import __version__
-from ragauge.core.background import start
 from ragauge.core.arrow import strings, take
+from ragauge.core.background import start
 from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet
-from ragauge.formats.golden import as_golden
 from ragauge.data.run import Run
-from ragauge.formats.runs import as_run
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.options import DEDUP_RULE, Contract, EvalOptions, OnError
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.tags import group_by_tag, mean_of
+from ragauge.formats.golden import as_golden
+from ragauge.formats.runs import as_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.spec import MetricSpec

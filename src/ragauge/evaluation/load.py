@@ -47,8 +47,8 @@ def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options
     if golden_path is None:
         raise InputError(f"{path} is a run file, so --golden is needed to score it",
                          hint="pass --golden golden.jsonl, or compare saved results from 'ragauge eval --format json'")
+    from ragauge.evaluation.evaluate import score_run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
-    from ragauge.evaluation.evaluate import score_run
 
     return score_run(load_golden(golden_path), read_run(path, run_format), options)

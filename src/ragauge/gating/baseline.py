@@ -10,12 +10,12 @@ from typing import Any
 
 from ragauge._version import __version__
 from ragauge.core.files import append_line, atomic_writer
+from ragauge.core.gitinfo import git
 from ragauge.core.jsonl import dumps, read_json
 from ragauge.core.numbers import check_number
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.gating.config import GateRules
-from ragauge.core.gitinfo import git
 
 BASELINE_VERSION = 1
 

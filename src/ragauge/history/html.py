@@ -193,7 +193,9 @@ def render_html(entries: Sequence[Entry], marks: Sequence[Marker], series: Seque
     from ragauge.reports.jinja import environment, static_file
 
     env = environment("the HTML history")
-    from markupsafe import Markup  # after environment(): a missing Jinja2 gets its hint first
+    from markupsafe import (
+        Markup,  # after environment(): a missing Jinja2 gets its hint first
+    )
 
     css = static_file(env, "report.css")
     by_metric: dict[str, list[Series]] = {}

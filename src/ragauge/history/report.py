@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragauge.core.escape import terminal as t
 from ragauge.errors import InputError
 from ragauge.history.model import Entry
-from ragauge.core.escape import terminal as t
 
 HISTORY_JSON_VERSION = 1
 BLOCKS = "▁▂▃▄▅▆▇█"

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ragauge.core.background import start
 from ragauge.core.arrow import (
     as_string_array,
     find_sorted,
@@ -19,6 +18,7 @@ from ragauge.core.arrow import (
     strings,
     to_numpy,
 )
+from ragauge.core.background import start
 from ragauge.errors import InputError
 from ragauge.metrics.duplicates import repeated_rows
 from ragauge.metrics.rankings import Rankings

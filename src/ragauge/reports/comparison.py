@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ragauge.comparison.result import Comparison, MetricDelta
-from ragauge.core.jsonl import dumps
 from ragauge.core import escape
+from ragauge.core.jsonl import dumps
 
 WORSE_SHOWN = 15
 

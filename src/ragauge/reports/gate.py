@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.gating.check import GateResult, RuleOutcome
-from ragauge.core import escape
 
 
 def _question_line(q: dict[str, object]) -> str:

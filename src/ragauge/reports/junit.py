@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.core import escape
+from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import found, max_cutoff, relevant_ids
 
 SHOWN_DOCS = 10

@@ -8,8 +8,8 @@ links, images or mentions. Metric names and the metadata are user text too: a sa
 
 from __future__ import annotations
 
-from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.core.escape import markdown as escape
+from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,

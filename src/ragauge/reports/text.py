@@ -14,8 +14,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 
-from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.core.escape import terminal as t
+from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragauge.core.numbers import Range, check_number
+from ragauge.core.numbers import NON_NEGATIVE, Range, check_number
+from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.redact import redact
-from ragauge.data.run import Hit
 
 TIMEOUT = Range(0, 1e6, low_open=True)
 """Seconds per call: more than 0; at most 1,000,000 (11 days), which every client and timer accepts."""
@@ -103,3 +104,16 @@ def spec_number(options: Mapping[str, str], key: str, default: float, allowed: R
     except ValueError:
         raise InputError(f"option {key}={text!r} in {redact(spec)!r} must be {allowed}") from None
     return check_number(value, f"option {key}", allowed, where=redact(spec))
+
+
+def check_answer(got: Retrieved, question: str) -> None:
+    """InputError naming ``question`` when an adapter's answer holds a score that is not a finite
+    number (NaN, an infinity) or a cost that is not a finite number >= 0: such a value would rank
+    or total silently wrong downstream."""
+    for rank, hit in enumerate(got.hits, start=1):
+        if hit.score is not None and not (isinstance(hit.score, (int, float)) and math.isfinite(hit.score)):
+            raise InputError(f"the retriever returned a score of {hit.score!r} (rank {rank}, document "
+                             f"{hit.doc_id or hit.chunk_id!r}) for question {question!r}",
+                             hint="scores must be finite numbers; leave the score out (None) when there is none")
+    if got.cost is not None:
+        check_number(got.cost, "the cost the retriever returned", NON_NEGATIVE, where=f"question {question!r}")

@@ -16,12 +16,24 @@ from typing import Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash
+from ragauge.core.numbers import POSITIVE, UNIT
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
-from ragauge.core.numbers import POSITIVE, UNIT
-from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, spec_number
-from ragauge.retrieve.corpus import (WHOLE, Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec,
-                                     read_documents)
+from ragauge.retrieve.base import (
+    Retrieved,
+    RetrieverBase,
+    RetrieverOptions,
+    spec_number,
+)
+from ragauge.retrieve.corpus import (
+    WHOLE,
+    Chunking,
+    cache_dir,
+    chunk,
+    corpus_fingerprint,
+    corpus_spec,
+    read_documents,
+)
 
 _KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "chunk_overlap", "chunk_unit"}
 

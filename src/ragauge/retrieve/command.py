@@ -15,10 +15,15 @@ import subprocess
 from typing import Any
 
 from ragauge.core.jsonl import loads
+from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
 from ragauge.redact import find_secrets, redact
-from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
-from ragauge.retrieve.coerce import coerce_hits
+from ragauge.retrieve.base import (
+    Retrieved,
+    RetrieverBase,
+    RetrieverOptions,
+    RetryableError,
+)
 
 
 class CommandRetriever(RetrieverBase):

@@ -28,7 +28,14 @@ from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError, MissingExtra
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
+from ragauge.retrieve.corpus import (
+    Chunking,
+    cache_dir,
+    chunk,
+    corpus_fingerprint,
+    corpus_spec,
+    read_documents,
+)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"

@@ -18,15 +18,14 @@ from typing import IO, Any
 
 from ragauge._version import __version__
 from ragauge.core.files import atomic_write, atomic_writer, write_error
-from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.core.jsonl import dumps
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, Range, check_number
+from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import QueryResult, Run
-from ragauge.formats.runs import read_run_jsonl
 from ragauge.errors import InputError, RagaugeError
+from ragauge.formats.runs import read_run_jsonl
 from ragauge.redact import redact
-from ragauge.retrieve.base import Retriever, RetryableError
-from ragauge.retrieve.coerce import check_answer
+from ragauge.retrieve.base import Retriever, RetryableError, check_answer
 from ragauge.retrieve.resume import check_resumable, identity
 from ragauge.retrieve.workers import Workers
 

@@ -26,10 +26,15 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ragauge.core.jsonl import loads
+from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
 from ragauge.redact import SECRET_NAME, find_secrets, redact
-from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
-from ragauge.retrieve.coerce import coerce_hits
+from ragauge.retrieve.base import (
+    Retrieved,
+    RetrieverBase,
+    RetrieverOptions,
+    RetryableError,
+)
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

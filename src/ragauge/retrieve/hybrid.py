@@ -140,10 +140,9 @@ class HybridRetriever:
 
 
 def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
-    from ragauge.retrieve.registry import open_retriever
-
     from ragauge.retrieve.bm25 import _KNOWN as BM25_OPTIONS
     from ragauge.retrieve.dense import DENSE_OPTIONS
+    from ragauge.retrieve.registry import open_retriever
 
     path, given = corpus_spec(spec, options.extra, set(_OWN) | BM25_OPTIONS | DENSE_OPTIONS)
     own, bm25_options, dense_options = _route(given, spec)

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError, RagaugeError
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
-from ragauge.retrieve.coerce import coerce_hits
 from ragauge.retrieve.workers import Deadline
 
 

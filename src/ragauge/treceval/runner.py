@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragauge.core.background import start
 from ragauge.core.arrow import hash64
+from ragauge.core.background import start
 from ragauge.errors import InputError
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
 from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.errors import InputError
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
-from ragauge.retrieve.pgvector.connection import classify, connect, final_error, first_line, ident, psycopg_module
+from ragauge.retrieve.pgvector.connection import (
+    classify,
+    connect,
+    final_error,
+    first_line,
+    ident,
+    psycopg_module,
+)
 from ragauge.retrieve.pgvector.table import COMMENT_PREFIX, vector_literal
 from ragauge.retrieve.pgvector.target import parse_target
 

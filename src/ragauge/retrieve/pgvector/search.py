@@ -8,8 +8,20 @@ from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
-from ragauge.retrieve.pgvector.connection import Connections, classify, connect, final_error, ident, psycopg_module
+from ragauge.retrieve.embedders import (
+    DEFAULT_EMBEDDER,
+    Embedder,
+    canonical_name,
+    get_embedder,
+)
+from ragauge.retrieve.pgvector.connection import (
+    Connections,
+    classify,
+    connect,
+    final_error,
+    ident,
+    psycopg_module,
+)
 from ragauge.retrieve.pgvector.table import inspect_table, vector_literal
 from ragauge.retrieve.pgvector.target import Target
 

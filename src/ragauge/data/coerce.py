@@ -1,17 +1,12 @@
-"""Read hits out of whatever a retriever returned."""
+"""Read hits out of whatever a retriever returned (strings, pairs, dicts, framework objects)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ragauge.core.numbers import NON_NEGATIVE, check_number
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
-
-if TYPE_CHECKING:
-    from ragauge.retrieve.base import Retrieved
 
 _HINT = ("return doc-id strings, (doc_id, score) pairs, dicts with 'doc_id'/'chunk_id'/'score', or objects "
          "whose metadata holds the id (name the key with --doc-id-key)")
@@ -63,16 +58,3 @@ def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         raise InputError(f"the retriever returned {type(raw).__name__}, not a list of hits", hint=_HINT)
     return tuple(coerce_hit(item, doc_id_key) for item in raw)
-
-
-def check_answer(got: Retrieved, question: str) -> None:
-    """InputError naming ``question`` when an adapter's answer holds a score that is not a finite
-    number (NaN, an infinity) or a cost that is not a finite number >= 0: such a value would rank
-    or total silently wrong downstream."""
-    for rank, hit in enumerate(got.hits, start=1):
-        if hit.score is not None and not (isinstance(hit.score, (int, float)) and math.isfinite(hit.score)):
-            raise InputError(f"the retriever returned a score of {hit.score!r} (rank {rank}, document "
-                             f"{hit.doc_id or hit.chunk_id!r}) for question {question!r}",
-                             hint="scores must be finite numbers; leave the score out (None) when there is none")
-    if got.cost is not None:
-        check_number(got.cost, "the cost the retriever returned", NON_NEGATIVE, where=f"question {question!r}")

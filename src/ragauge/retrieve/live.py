@@ -1,0 +1,116 @@
+"""Call a retriever over a golden set, and score it: the library calls behind ``ragauge run`` and
+``ragauge eval --retriever``. One executor serves both (concurrency, timeouts, retries with backoff,
+resume, Ctrl-C handling), so a notebook and the CLI measure the same thing."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragauge.data.golden import GoldenSet
+from ragauge.data.run import Run
+from ragauge.evaluation.evaluate import score_run
+from ragauge.evaluation.options import EvalOptions
+from ragauge.evaluation.result import Evaluation
+from ragauge.formats.golden import as_golden
+from ragauge.metrics.spec import MetricSpec
+from ragauge.retrieve.base import Retriever, RetrieverOptions
+from ragauge.retrieve.executor import ExecutorOptions, Progress
+from ragauge.retrieve.executor import run_retriever as execute
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """A finished run, the document ids the index holds (None when the adapter cannot list them)
+    and how many calls overran the timeout and were abandoned (``python:`` callables)."""
+
+    golden: GoldenSet
+    run: Run
+    documents: set[str] | None
+    abandoned: int = 0
+
+
+def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool]:
+    """An adapter for a spec string (``bm25:corpus.jsonl``, ``http://...``), a plain function
+    ``fn(query, n)`` (sync or async, wrapped like a ``python:`` spec) or an adapter object; and
+    whether it was opened here (then the caller closes it)."""
+    if isinstance(retriever, str):
+        from ragauge.retrieve.registry import open_retriever
+
+        return open_retriever(retriever, options), True
+    if callable(retriever) and not hasattr(retriever, "search"):
+        from ragauge.retrieve.python_callable import PythonRetriever
+
+        name = f"{getattr(retriever, '__module__', '?')}:{getattr(retriever, '__qualname__', type(retriever).__name__)}"
+        if not (inspect.isfunction(retriever) or inspect.ismethod(retriever) or inspect.iscoroutinefunction(retriever)):
+            name = f"{type(retriever).__module__}:{type(retriever).__qualname__}"
+        return PythonRetriever(f"python:{name}", retriever, options), True
+    if hasattr(retriever, "search") and hasattr(retriever, "describe"):
+        return retriever, False
+    from ragauge.errors import InputError
+
+    raise InputError(f"a retriever must be a spec string, a function (query, n) or an adapter, got "
+                     f"{type(retriever).__name__}", hint="e.g. retriever='bm25:corpus.jsonl' or retriever=my_search")
+
+
+def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
+                 concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
+                 resume: bool = False, doc_id_key: str | None = None, config: Mapping[str, Any] | None = None,
+                 progress: Progress | None = None) -> Retrieval:
+    """Call ``retriever`` once per question of ``golden`` (see :func:`run_retriever`), keeping what
+    the CLI needs besides the run: the index's document ids and the abandoned calls."""
+    golden_set = as_golden(golden)
+    options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
+    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
+                                                           config=dict(config or {})))
+    try:
+        run = execute(golden_set, adapter, Path(output) if output is not None else None, options, resume=resume,
+                      progress=progress)
+        documents = adapter.documents()
+    finally:
+        if opened:
+            adapter.close()
+    return Retrieval(golden_set, run, documents, int(getattr(adapter, "abandoned", 0)))
+
+
+def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
+                  concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
+                  resume: bool = False, doc_id_key: str | None = None,
+                  config: Mapping[str, Any] | None = None) -> Run:
+    """Ask ``retriever`` (a spec string, a function ``fn(query, n)`` or an adapter) for ``fetch``
+    hits per question of ``golden`` (a GoldenSet, a file or question dicts) and return the run.
+
+    ``concurrency`` calls run at once, each within ``timeout`` seconds; transient failures are
+    retried ``retries`` times with exponential backoff and jitter. A question that still fails is
+    recorded with its error and scores 0 (``on_error="zero"``), is left out (``"skip"``) or stops
+    the run (``"fail"``). With ``output`` the run file is written as it goes (each answer flushed)
+    and ``resume=True`` continues it, refusing a file made by another retriever, settings, fetch
+    depth or golden set. ``config`` is the ``[retriever]`` table of a ragauge.toml (HTTP headers,
+    body, hits path); see ``ragauge.config.retriever_config``. Raises InputError when every call
+    failed."""
+    return retrieve_all(golden, retriever, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                        retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
+                        config=config).run
+
+
+def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
+             metrics: Sequence[str | MetricSpec] | str | None = None, fetch: int = 20, concurrency: int = 8,
+             timeout: float = 30.0, retries: int = 3, on_error: str = "zero", save_run: str | Path | None = None,
+             resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,
+             doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None) -> Evaluation:
+    """Call ``retriever`` for every question (as :func:`run_retriever`, keeping the run in
+    ``save_run`` when given) and score the answers (as ``evaluate_run``). Failed questions score 0
+    (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
+    documents, relevant ids missing from the index are reported as stale labels, not misses."""
+    if on_error not in ("zero", "skip", "fail"):
+        from ragauge.errors import InputError
+
+        raise InputError(f"on_error must be 'zero', 'skip' or 'fail', got {on_error!r}")
+    done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                        retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
+    options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
+                          done.documents)
+    return score_run(done.golden, done.run, options)
