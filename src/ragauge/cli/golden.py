@@ -32,10 +32,8 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
       ragauge golden import-beir scifact/ --split test -o golden.jsonl
     """
     from ragauge.formats.beir import import_beir
-    from ragauge.formats.golden import write_golden
 
-    golden = import_beir(folder, split)
-    write_golden(golden, output)
+    golden = import_beir(folder, split, output)
     click.echo(f"wrote {len(golden)} questions to {terminal(output)}", err=True)
 
 
@@ -66,37 +64,13 @@ def validate_command(golden: Path, corpus: Path | None, spec: str | None, config
       ragauge golden validate golden.jsonl --corpus corpus.jsonl --format json
     """
     from ragauge.cli.options import write_output
-    from ragauge.curation.validate import render_json, render_text, validate_file
+    from ragauge.config import retriever_config
+    from ragauge.curation.validate import render_json, render_text, validate_golden
 
-    if corpus is not None and spec is not None:
-        raise InputError("give --corpus or --retriever, not both")
-    documents = _documents(corpus, spec, config_path)
-    report = validate_file(golden, documents=documents, min_per_tag=min_per_tag)
+    report = validate_golden(golden, corpus=corpus, retriever=spec, min_per_tag=min_per_tag,
+                             config=retriever_config(config_path) if spec else None)
     write_output(render_json(report) if fmt == "json" else render_text(report), output)
     raise SystemExit(report.exit_code)
-
-
-def _documents(corpus: Path | None, spec: str | None, config_path: Path | None) -> set[str] | None:
-    """The document ids of a corpus file/folder or of a retriever's index (None when neither is given)."""
-    if corpus is not None:
-        from ragauge.retrieve.corpus import read_documents
-
-        return {doc_id for doc_id, _, _ in read_documents(corpus)}
-    if spec is None:
-        return None
-    from ragauge.config import retriever_config
-    from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.registry import open_retriever
-
-    retriever = open_retriever(spec, RetrieverOptions(config=retriever_config(config_path)))
-    try:
-        documents = retriever.documents()
-    finally:
-        retriever.close()
-    if documents is None:
-        raise InputError(f"the retriever {spec.split('?')[0]!r} cannot list its documents",
-                         hint="check against the corpus instead: --corpus PATH")
-    return documents
 
 
 @golden_group.command("scrub")
@@ -127,35 +101,16 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
     Example:
       ragauge golden scrub golden.jsonl -o golden.clean.jsonl --report scrub.jsonl --fields query,notes
     """
-    import json
-
-    from ragauge.cli.options import write_output
-    from ragauge.core.jsonl import read_jsonl
-    from ragauge.curation.scrub import ScrubOptions, report_lines, scrub_records
+    from ragauge.curation.scrub import ScrubOptions, scrub_golden
 
     names = tuple(dict.fromkeys(f.strip() for f in fields.split(",") if f.strip()))
     codes = tuple(dict.fromkeys(r.strip().upper() for r in regions.split(",") if r.strip()))
     if not names:
         raise InputError("--fields names no field", hint="e.g. --fields query,notes")
-    _check_regions(codes)
-    options = ScrubOptions(fields=names, regions=codes, ner=ner, ner_model=ner_model)
-    detectors = options.detectors()
-    records = list(read_jsonl(source, what="input"))
-    objects, reports, summary = scrub_records(records, options, detectors)
-    write_output("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objects), output)
-    if report_path is not None:
-        lines = report_lines(reports, summary, options, str(source))
-        write_output("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), report_path)
+    summary = scrub_golden(source, output, report=report_path,
+                           options=ScrubOptions(fields=names, regions=codes, ner=ner, ner_model=ner_model))
     click.echo(f"{terminal(summary.describe())}; wrote {terminal(output)}", err=True)
 
-
-def _check_regions(codes: tuple[str, ...]) -> None:
-    import phonenumbers
-
-    unknown = [c for c in codes if c not in phonenumbers.SUPPORTED_REGIONS]
-    if unknown:
-        raise InputError(f"unknown phone region{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
-                         hint="use ISO 3166 codes such as US, GB, DE")
 
 
 from ragauge.cli.grow import add_command, merge_command  # noqa: E402  (commands defined in their own module)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ragauge.curation.detectors import PRIORITY, Detection, Detector, default_detectors
@@ -232,3 +233,37 @@ def report_lines(reports: Sequence[LineReport], summary: ScrubSummary, options: 
     }}
     for report in reports:
         yield report.to_dict()
+
+
+def scrub_golden(source: str | Path, output: str | Path, *, report: str | Path | None = None,
+                 options: ScrubOptions | None = None) -> ScrubSummary:
+    """Scrub the ``options.fields`` of every line of the JSONL file ``source`` into ``output``
+    (atomically; other fields and lines unchanged) and, with ``report``, write what changed (ids,
+    types, counts, character spans, never the values). Returns the totals."""
+    from ragauge.core.files import atomic_write
+    from ragauge.core.jsonl import dumps, read_jsonl
+
+    options = options or ScrubOptions()
+    check_regions(options.regions)
+    if not options.fields:
+        from ragauge.errors import InputError
+
+        raise InputError("no field to scrub", hint="e.g. --fields query,notes")
+    objects, reports, summary = scrub_records(list(read_jsonl(source, what="input")), options)
+    atomic_write(output, "".join(dumps(o) + "\n" for o in objects))
+    if report is not None:
+        atomic_write(report, "".join(dumps(line) + "\n" for line in report_lines(reports, summary, options,
+                                                                                    str(source))), what="report")
+    return summary
+
+
+def check_regions(codes: Sequence[str]) -> None:
+    """InputError naming the phone regions that are not ISO 3166 codes libphonenumber knows."""
+    import phonenumbers
+
+    from ragauge.errors import InputError
+
+    unknown = [c for c in codes if c not in phonenumbers.SUPPORTED_REGIONS]
+    if unknown:
+        raise InputError(f"unknown phone region{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}",
+                         hint="use ISO 3166 codes such as US, GB, DE")

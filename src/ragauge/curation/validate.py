@@ -293,3 +293,41 @@ def render_json(report: ValidationReport) -> str:
     """The report as JSON (``to_dict``), written by :func:`ragauge.core.jsonl.dumps`."""
 
     return dumps(report.to_dict(), indent=2) + "\n"
+
+
+def index_documents(corpus: str | Path | None = None, retriever: str | None = None,
+                    config: Mapping[str, Any] | None = None) -> set[str] | None:
+    """The document ids of a corpus (file or folder) or of a retriever's index (a spec whose adapter
+    lists its documents); None when neither is given."""
+    if corpus is not None and retriever is not None:
+        raise InputError("give a corpus or a retriever, not both")
+    if corpus is not None:
+        from ragauge.retrieve.corpus import read_documents
+
+        return {doc_id for doc_id, _, _ in read_documents(Path(corpus))}
+    if retriever is None:
+        return None
+    from ragauge.retrieve.base import RetrieverOptions
+    from ragauge.retrieve.registry import open_retriever
+
+    adapter = open_retriever(retriever, RetrieverOptions(config=dict(config or {})))
+    try:
+        documents = adapter.documents()
+    finally:
+        adapter.close()
+    if documents is None:
+        raise InputError(f"the retriever {retriever.split('?')[0]!r} cannot list its documents",
+                         hint="check against the corpus instead: --corpus PATH")
+    return documents
+
+
+def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
+                    documents: Set[str] | None = None, min_per_tag: int = 5,
+                    config: Mapping[str, Any] | None = None) -> ValidationReport:
+    """Check a golden-set file and return every finding with its line (``report.exit_code`` is 0
+    when clean, 1 with findings). Relevant ids are checked against ``documents``, or the ids of a
+    ``corpus`` or a ``retriever``'s index when given (stale labels, section labels against a
+    document-only index)."""
+    if documents is None:
+        documents = index_documents(corpus, retriever, config)
+    return validate_file(golden, documents=documents, min_per_tag=min_per_tag)

@@ -40,8 +40,9 @@ def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def import_beir(folder: str | Path, split: str = "test") -> GoldenSet:
-    """A golden set of the split's judged queries, in queries.jsonl order, tagged with the split."""
+def import_beir(folder: str | Path, split: str = "test", output: str | Path | None = None) -> GoldenSet:
+    """A golden set of the split's judged queries, in queries.jsonl order, tagged with the split;
+    written to ``output`` (atomically: a failure leaves no partial file) when given."""
     folder = Path(folder)
     qrels = read_beir_qrels(folder / "qrels" / f"{split}.tsv")
     texts: dict[str, str] = {}
@@ -55,4 +56,9 @@ def import_beir(folder: str | Path, split: str = "test") -> GoldenSet:
         raise InputError(f"{len(unknown)} judged quer(y/ies) missing from queries.jsonl, e.g. {unknown[0]!r}",
                          where=str(folder / "queries.jsonl"))
     queries = [GoldenQuery(qid, texts[qid], qrels[qid], (), {"split": split}) for qid in texts if qid in qrels]
-    return GoldenSet.from_queries(queries, source=str(folder))
+    golden = GoldenSet.from_queries(queries, source=str(folder))
+    if output is not None:
+        from ragauge.formats.golden import write_golden
+
+        write_golden(golden, output)
+    return golden
