@@ -1,45 +1,99 @@
 """ragauge: measure the retrieval stage of RAG systems.
 
-The public API is imported lazily so that ``ragauge --help`` stays fast.
+The public API: every CLI command is one of these calls. Names are loaded on first use, so
+``import ragauge`` and ``ragauge --help`` stay fast; no name here is also a subpackage, so
+``from ragauge import compare`` is always the function.
+
+    import ragauge
+    golden = ragauge.load_golden("golden.jsonl")
+    result = ragauge.evaluate(golden, "bm25:corpus.jsonl", k=10)         # ragauge eval --retriever
+    result = ragauge.evaluate_run(golden, {"q1": ["doc-3", "doc-1"]}, k=5)  # ragauge eval --run
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ragauge._version import __version__
 
 if TYPE_CHECKING:
+    from ragauge.comparison.compare import compare
+    from ragauge.comparison.result import Comparison, MetricDelta
+    from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
+    from ragauge.curation.validate import ValidationReport, validate_golden
     from ragauge.data.golden import GoldenQuery, GoldenSet
     from ragauge.data.run import Hit, QueryResult, Run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
     from ragauge.evaluation.evaluate import evaluate_run
-    from ragauge.evaluation.result import Evaluation
-    from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import read_run
+    from ragauge.evaluation.load import read_result
+    from ragauge.evaluation.options import EvalOptions
+    from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+    from ragauge.formats.beir import import_beir
+    from ragauge.formats.golden import as_golden, load_golden, write_golden
+    from ragauge.formats.runs import as_run, read_run, write_run_jsonl
+    from ragauge.gating.baseline import Baseline, read_baseline
+    from ragauge.gating.check import GateResult, RuleOutcome
+    from ragauge.gating.config import GateRules, load_rules
+    from ragauge.gating.run import gate, update_baseline
+    from ragauge.history.history import History
     from ragauge.metrics.spec import MetricSpec, parse_metric
-    from ragauge.retrieve.live import evaluate
+    from ragauge.retrieve.live import evaluate, run_retriever
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
-_EXPORTS = {
-    "load_golden": "ragauge.formats.golden", "GoldenSet": "ragauge.data.golden", "GoldenQuery": "ragauge.data.golden",
-    "read_run": "ragauge.formats.runs", "Run": "ragauge.data.run", "Hit": "ragauge.data.run",
-    "QueryResult": "ragauge.data.run",
-    "evaluate": "ragauge.retrieve.live", "evaluate_run": "ragauge.evaluation.evaluate",
-    "Evaluation": "ragauge.evaluation.result",
+_EXPORTS: dict[str, str] = {
+    # data model
+    "GoldenQuery": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden",
+    "Hit": "ragauge.data.run", "QueryResult": "ragauge.data.run", "Run": "ragauge.data.run",
+    # files
+    "load_golden": "ragauge.formats.golden", "write_golden": "ragauge.formats.golden",
+    "as_golden": "ragauge.formats.golden",
+    "read_run": "ragauge.formats.runs", "write_run_jsonl": "ragauge.formats.runs", "as_run": "ragauge.formats.runs",
+    "import_beir": "ragauge.formats.beir",
+    # metrics and evaluation
     "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
+    "evaluate_run": "ragauge.evaluation.evaluate", "EvalOptions": "ragauge.evaluation.options",
+    "Evaluation": "ragauge.evaluation.result", "QueryScore": "ragauge.evaluation.result",
+    "Returned": "ragauge.evaluation.result", "read_result": "ragauge.evaluation.load",
     "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",
+    # retrievers
+    "evaluate": "ragauge.retrieve.live", "run_retriever": "ragauge.retrieve.live",
+    # comparison and gate
+    "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
+    "MetricDelta": "ragauge.comparison.result",
+    "gate": "ragauge.gating.run", "update_baseline": "ragauge.gating.run",
+    "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
+    "GateRules": "ragauge.gating.config", "load_rules": "ragauge.gating.config",
+    "Baseline": "ragauge.gating.baseline", "read_baseline": "ragauge.gating.baseline",
+    # the golden set's upkeep
+    "validate_golden": "ragauge.curation.validate", "ValidationReport": "ragauge.curation.validate",
+    "scrub_golden": "ragauge.curation.scrub", "ScrubOptions": "ragauge.curation.scrub",
+    "ScrubSummary": "ragauge.curation.scrub",
+    "History": "ragauge.history.history",
+    # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
     "MissingExtra": "ragauge.errors",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
+    "GoldenQuery", "GoldenSet", "History", "Hit", "InputError", "MetricDelta", "MetricSpec", "MissingExtra",
+    "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",
+    "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
+    "evaluate", "evaluate_run", "gate", "import_beir", "load_golden", "load_rules", "parse_metric",
+    "read_baseline", "read_result", "read_run", "run_retriever", "scrub_golden", "trec_eval", "update_baseline",
+    "validate_golden", "write_golden", "write_run_jsonl",
+]
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'ragauge' has no attribute {name!r}")
-    import importlib
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-    return getattr(importlib.import_module(module), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -33,7 +33,7 @@ def assert_no_regression(
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
     from ragauge.gating.config import load_rules
-    from ragauge.gating.run import run_gate
+    from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate_text
 
     if (run is None) == (retrieve is None):
@@ -47,10 +47,8 @@ def assert_no_regression(
         fetch = fetch or 20
     else:
         the_run = read_run(run)  # type: ignore[arg-type]
-    from ragauge.evaluation.options import EvalOptions
-
-    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
-    result = run_gate(golden_set, the_run, Path(baseline), rules, options)
+    result = gate(golden_set, the_run, baseline, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
+                  doc_id_pattern=doc_id_pattern)
     if not result.passed:
         raise AssertionError("retrieval regressed against the baseline\n" + render_gate_text(result))
     return result

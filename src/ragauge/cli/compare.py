@@ -40,18 +40,9 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
       ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
     """
     from ragauge.comparison import compare
-    from ragauge.evaluation.load import result_or_evaluate
-    from ragauge.evaluation.options import EvalOptions
     from ragauge.reports.comparison import render_comparison
 
-    options = EvalOptions(metrics, parse_ks(ks), fetch, doc_id_sep, doc_id_pattern)
-    b = result_or_evaluate(base, golden, options)
-    n = result_or_evaluate(new, golden, options)
-    names = [m.strip() for m in metrics.split(",")] if metrics else None
-    if names:
-        from ragauge.metrics.spec import parse_metrics
-
-        names = [str(s) for s in parse_metrics(metrics or "")]
-    result = compare(b, n, metrics=names, allow_different_golden=allow_different_golden, alpha=alpha,
+    result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
+                     doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
                      resamples=resamples, seed=seed)
     write_output(render_comparison(result, fmt), output)

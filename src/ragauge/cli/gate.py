@@ -70,14 +70,11 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
     """
     from ragauge.errors import GateFailure
-    from ragauge.gating.run import run_gate
+    from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
-    from ragauge.evaluation.options import EvalOptions
-
-    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
-    result = run_gate(g, r, baseline_path, rules, options)
+    result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken ({', '.join(o.kind for o in result.failures)})")
@@ -111,13 +108,11 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
       ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "BM25 -> hybrid"
     """
     from ragauge.gating.baseline import history_path
-    from ragauge.gating.run import run_baseline_update
+    from ragauge.gating.run import update_baseline
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
-    from ragauge.evaluation.options import EvalOptions
-
-    record = run_baseline_update(g, r, baseline_path, rules, reason=reason, accept_drop=accept_drop,
-                                 options=EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern))
+    record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
+                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}", err=True)

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ragauge.comparison.result import Comparison, MetricDelta
+from ragauge.core.numbers import COUNT, PROBABILITY, Range, check_number
+from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.options import contract_differences
+from ragauge.evaluation.evaluate import score_run
+from ragauge.evaluation.load import result_or_evaluate
+from ragauge.evaluation.options import EvalOptions, contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
+from ragauge.formats.golden import as_golden
+from ragauge.formats.runs import as_run
+from ragauge.metrics.spec import parse_metrics
 from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
 from ragauge.stats.randomization import holm, sign_flip_p_value
 
@@ -65,10 +73,15 @@ def _delta(b: np.ndarray, n: np.ndarray, resamples: int, seed: int) -> MetricDel
 
 
 def compare(
-    base: Evaluation,
-    new: Evaluation,
+    base: Evaluation | str | Path | Run | Mapping[str, Any],
+    new: Evaluation | str | Path | Run | Mapping[str, Any],
     *,
-    metrics: Sequence[str] | None = None,
+    golden: Any = None,
+    metrics: Sequence[str] | str | None = None,
+    k: int | Sequence[int] = 5,
+    fetch: int | None = None,
+    doc_id_sep: str | None = None,
+    doc_id_pattern: str | None = None,
     allow_different_golden: bool = False,
     alpha: float = 0.05,
     resamples: int = DEFAULT_RESAMPLES,
@@ -76,11 +89,21 @@ def compare(
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
-    Only questions answerable in both are paired. For each metric, overall and per tag: means,
-    difference, paired bootstrap 95% interval, sign-flip p-value, Holm-adjusted p-value over all
-    metric x tag tests, better/worse/tied counts and a verdict in words. Refuses results from
-    different golden sets or contracts unless ``allow_different_golden``.
+    ``base`` and ``new`` are evaluations, saved results (``ragauge eval --format json``), or runs
+    (files, Run objects or ``{qid: [doc]}`` data) scored here against ``golden`` with the
+    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule). Only questions answerable in
+    both are paired. For each metric, overall and per tag: means, difference, paired bootstrap 95%
+    interval, sign-flip p-value, Holm-adjusted p-value over all metric x tag tests,
+    better/worse/tied counts and a verdict in words. Refuses results from different golden sets or
+    contracts unless ``allow_different_golden``.
     """
+    alpha = check_number(alpha, "alpha", PROBABILITY)
+    resamples = int(check_number(resamples, "resamples", COUNT))
+    seed = int(check_number(seed, "seed", Range(0, integer=True)))
+    names_given = [str(s) for s in parse_metrics(metrics)] if metrics else None
+    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
+    base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
+    metrics = names_given
     notes = _check_comparable(base, new, allow_different_golden)
     names = list(metrics) if metrics else [m for m in base.metrics if m in new.metrics]
     missing = [m for m in names if m not in base.metrics or m not in new.metrics]
@@ -151,3 +174,13 @@ def _side_by_side(base: Evaluation, new: Evaluation, key: str) -> dict[str, Any]
             return {"total": float(arr.sum()), "mean": float(arr.mean())}
         return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95))}
     return {"base": stats(base), "new": stats(new)}
+
+
+def _as_evaluation(value: Any, golden: Any, options: EvalOptions) -> Evaluation:
+    if isinstance(value, Evaluation):
+        return value
+    if isinstance(value, (str, Path)):
+        return result_or_evaluate(value, golden, options)
+    if golden is None:
+        raise InputError("a run needs the golden set it answers to be compared", hint="pass golden=...")
+    return score_run(as_golden(golden), as_run(value), options)

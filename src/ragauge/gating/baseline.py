@@ -114,7 +114,7 @@ def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_
     }
 
 
-def update_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reason: str | None,
+def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reason: str | None,
                     accept_drop: bool = False) -> dict[str, Any]:
     """Write a new baseline atomically and append it to the history; return the record.
 

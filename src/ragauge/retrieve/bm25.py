@@ -18,7 +18,7 @@ import numpy as np
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import POSITIVE, UNIT
 from ragauge.data.run import Hit
-from ragauge.errors import InputError, MissingExtra
+from ragauge.errors import InputError
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -58,8 +58,9 @@ class BM25Retriever(RetrieverBase):
         try:
             import bm25s
             import Stemmer  # noqa: F401  (PyStemmer)
-        except ImportError:
-            raise MissingExtra("bm25s", "bm25", "the bm25 retriever") from None
+        except ImportError as exc:  # both are core dependencies: the installation is broken
+            raise InputError(f"the bm25 retriever needs {exc.name!r}, a dependency of ragauge, which is missing",
+                             hint="reinstall ragauge: pip install --force-reinstall ragauge") from None
         self.spec = spec
         self.path = path
         self.settings = settings

@@ -1,0 +1,144 @@
+"""The public API and the architecture: a static, lazily loaded ``__all__`` whose names are never
+subpackages, imports that point down the layers, install hints that name real extras."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ragauge
+
+ROOT = Path(__file__).parents[1]
+SRC = ROOT / "src" / "ragauge"
+
+# Lowest first. A module may import from its own layer and any layer below it, never above.
+LAYERS: list[set[str]] = [
+    {"errors", "_version", "redact"},
+    {"core"},
+    {"config"},
+    {"data"},
+    {"formats"},
+    {"metrics"},
+    {"evaluation"},
+    {"retrieve"},
+    {"stats"},
+    {"comparison"},
+    {"gating"},
+    {"reports"},
+    {"curation"},
+    {"history"},
+    {"treceval"},
+    {"testing", "cli", "__main__", "__init__"},
+]
+
+
+def _layer(module: str) -> int:
+    part = module.split(".")[1] if "." in module else "__init__"
+    for i, names in enumerate(LAYERS):
+        if part in names:
+            return i
+    raise AssertionError(f"{module} is in no layer: add its package to LAYERS")
+
+
+def _imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ragauge"):
+            found += [node.module] if node.module != "ragauge" else [f"ragauge.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("ragauge")]
+    return found
+
+
+def test_imports_point_down_the_layers() -> None:
+    upward = []
+    for path in SRC.rglob("*.py"):
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        for target in _imports(path):
+            if _layer(target) > _layer(module):
+                upward.append(f"{module} imports {target}")
+    assert upward == []
+
+
+def test_no_module_reaches_into_another_packages_private_names() -> None:
+    reaching = []
+    for path in SRC.rglob("*.py"):
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        package = module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ragauge"):
+                for alias in node.names:
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    if private and node.module.rsplit(".", 1)[0] != package:
+                        reaching.append(f"{module}: from {node.module} import {alias.name}")
+    assert reaching == []
+
+
+def test_all_is_static_and_every_name_loads() -> None:
+    tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
+    assigned = [n for n in tree.body if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)]
+    assert len(assigned) == 1 and isinstance(assigned[0].value, ast.List)
+    assert all(isinstance(e, ast.Constant) for e in assigned[0].value.elts)  # a literal list
+    assert sorted(ragauge.__all__) == sorted({"__version__", *ragauge._EXPORTS})
+    for name in ragauge.__all__:
+        assert getattr(ragauge, name) is not None, name
+
+
+def test_no_public_name_is_a_subpackage_or_module() -> None:
+    submodules = {m.name for m in pkgutil.iter_modules([str(SRC)])}
+    assert not set(ragauge.__all__) & submodules
+    for package in ("ragauge.treceval.runner", "ragauge.comparison.compare", "ragauge.gating.run"):
+        importlib.import_module(package)  # importing a submodule sets an attribute on its parent
+    from ragauge import compare, gate, trec_eval
+
+    assert callable(trec_eval) and callable(compare) and callable(gate)
+    assert not any(isinstance(f, type(sys)) for f in (trec_eval, compare, gate))
+
+
+def test_import_ragauge_is_light() -> None:
+    code = "import ragauge, sys; print(sorted(m for m in ('numpy', 'pyarrow', 'click') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def _extras() -> set[str]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return set(data["project"]["optional-dependencies"])
+
+
+def test_every_install_hint_names_an_extra_that_exists() -> None:
+    import re
+
+    extras = _extras()
+    named: list[tuple[str, str]] = []
+    for path in [*SRC.rglob("*.py"), ROOT / "README.md", *ROOT.glob("docs/*.md")]:
+        text = path.read_text(encoding="utf-8")
+        named += [(str(path.relative_to(ROOT)), m) for m in re.findall(r"ragauge\[([\w,-]+)\]", text)]
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "MissingExtra":
+                    extra = node.args[1]
+                    assert isinstance(extra, ast.Constant), f"{path}: MissingExtra's extra must be a literal"
+                    named.append((str(path.relative_to(ROOT)), extra.value))
+    assert named, "no install hint found: the check would mean nothing"
+    missing = [(where, e) for where, names in named for e in names.split(",") if e not in extras | {"{extra}"}]
+    assert missing == []
+
+
+@pytest.mark.parametrize("command", sorted(__import__("ragauge.cli.main", fromlist=["COMMANDS"]).COMMANDS))
+def test_every_command_is_documented_with_its_python_call(command: str) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"ragauge {command}" in readme, f"the README does not show 'ragauge {command}'"
+    python_api = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
+    assert f"ragauge {command}" in python_api, f"docs/python.md has no Python equivalent of 'ragauge {command}'"
