@@ -65,7 +65,7 @@ class _LosesTheRace:
 
     def execute(self, sql: str, *args: object) -> object:
         cursor = self._conn.execute(sql, *args)
-        if sql.strip() != "SELECT count(*) FROM sqlite_master WHERE type = 'table'" or self._raced:
+        if sql.strip() != "PRAGMA user_version" or self._raced:
             return cursor
         rows = cursor.fetchall()  # our look is over (its read lock released) ...
         object.__setattr__(self, "_raced", True)

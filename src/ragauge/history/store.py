@@ -170,26 +170,38 @@ class HistoryStore:
         return _loads(row[column], column, row["id"], self.path)
 
 
-def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+def _check_version(version: int, path: Path) -> None:
     if version > SCHEMA_VERSION:
         raise InputError(f"this history was written by a newer ragauge (schema {version}, this one reads "
                          f"{SCHEMA_VERSION})", where=str(path), hint="upgrade ragauge: pip install -U ragauge")
-    if version == SCHEMA_VERSION:
-        return
-    tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-    if tables:
+
+
+def _check_no_tables(conn: sqlite3.Connection, path: Path) -> None:
+    if conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
         raise InputError("not a ragauge history (an SQLite file with other tables)", where=str(path),
                          hint="choose another file with --history")
+
+
+def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
+    """Check the file's schema version; with ``create``, make the schema in an empty file.
+
+    Racing first records are safe: the schema is checked again and made inside one IMMEDIATE
+    transaction, so the process that waited finds it made."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    _check_version(version, path)
+    if version == SCHEMA_VERSION:
+        return
     if not create:
+        _check_no_tables(conn, path)
         raise InputError("the history file is empty", where=str(path),
                          hint="record an evaluation: ragauge eval GOLDEN --run RUN --record")
-    # Two first records can race here: the schema is made in one IMMEDIATE transaction, and the one
-    # that waited finds it made.
     conn.isolation_level = None
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        _check_version(version, path)
+        if version != SCHEMA_VERSION:
+            _check_no_tables(conn, path)
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
