@@ -54,7 +54,7 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def serve(port_pipe: "object") -> None:
+def serve(port_pipe: object) -> None:
     """The slow retriever (an asyncio server, so it is not the bottleneck), in its own process."""
     async def main() -> None:
         server = await asyncio.start_server(_handle, "127.0.0.1", 0, backlog=256)

@@ -43,7 +43,7 @@ def run_pytrec_eval(qrels_path: str, run_path: str) -> dict[str, Any]:
 
 def run_ir_measures(qrels_path: str, run_path: str) -> dict[str, Any]:
     import ir_measures
-    from ir_measures import AP, RR, R, P, nDCG
+    from ir_measures import AP, RR, P, R, nDCG
 
     t0 = time.perf_counter()
     qrels = ir_measures.read_trec_qrels(qrels_path)

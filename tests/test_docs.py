@@ -26,10 +26,9 @@ def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
     """pyarrow imports pandas (when installed, ~0.3 s) the first time a value crosses from
     Python or numpy through pa.array, pa.scalar or to_numpy; ragauge crosses through
     ragauge.core.arrow instead. Each command runs in a fresh interpreter."""
+    import importlib.util
     import subprocess
     import sys
-
-    import importlib.util
 
     assert importlib.util.find_spec("pandas"), "pandas is a test dependency: without it this check means nothing"
     data = ROOT / "tests" / "fixtures"

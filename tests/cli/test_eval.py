@@ -11,7 +11,7 @@ from ragauge.cli.main import cli
 MINI = Path(__file__).parents[1] / "fixtures" / "mini"
 
 
-def invoke(*args: str) -> "object":
+def invoke(*args: str) -> object:
     return CliRunner().invoke(cli, list(args))
 
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragauge.formats.golden import load_golden
 from ragauge.core.jsonl import dumps, read_json
 from ragauge.core.numbers import COUNT, GRADE, NON_NEGATIVE, PROBABILITY, UNIT, Range, check_number
-from ragauge.formats.runs import read_run
 from ragauge.errors import InputError
+from ragauge.formats.golden import load_golden
+from ragauge.formats.runs import read_run
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 NUMBERS = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(min_value=-10**30, max_value=10**30)

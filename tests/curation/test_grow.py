@@ -22,8 +22,8 @@ from ragauge.curation.grow import (
     read_log,
     read_questions,
 )
-from ragauge.formats.golden import load_golden
 from ragauge.errors import InputError
+from ragauge.formats.golden import load_golden
 
 DATA = Path(__file__).parents[1] / "fixtures" / "grow"
 LOG, GOLDEN, REVIEWED = DATA / "log.jsonl", DATA / "golden.jsonl", DATA / "reviewed.jsonl"

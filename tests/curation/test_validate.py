@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-
 from ragauge.curation.validate import ValidationReport, render_text, validate_file, validate_lines
 from ragauge.data.ids import is_chunk_id
 from ragauge.errors import InputError

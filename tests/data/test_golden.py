@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.formats.golden import load_golden
 from ragauge.errors import InputError
+from ragauge.formats.golden import load_golden
 
 
 def write(tmp_path: Path, text: str | bytes) -> Path:

@@ -93,8 +93,8 @@ def test_relevant_ids_missing_from_the_index_are_stale_labels_not_misses() -> No
 @pytest.mark.parametrize("rule", [{"doc_id_sep": "#"}, {"doc_id_pattern": r"^(.+)#"}])
 def test_trec_docnos_read_as_chunk_ids(tmp_path, rule) -> None:
     """A TREC run's columns stay chunked as Arrow read them; mapping its docnos as chunk ids works."""
-    from ragauge.formats.runs import read_run
     from ragauge.evaluation.evaluate import evaluate_run
+    from ragauge.formats.runs import read_run
 
     path = tmp_path / "s.trec"
     path.write_text("q1 Q0 d1#1 1 2.0 t\nq1 Q0 d1#2 2 1.0 t\nq1 Q0 d2#1 3 0.5 t\n", encoding="utf-8")

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from ragauge.data.run import Hit, QueryResult, Run
-from ragauge.formats.runs import read_run, write_run_jsonl
 from ragauge.errors import InputError
+from ragauge.formats.runs import read_run, write_run_jsonl
 
 
 def write(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:

@@ -18,7 +18,7 @@ GOOD = str(EXAMPLE / "bm25.run.jsonl")
 WORSE = str(EXAMPLE / "bm25-nostem.run.jsonl")
 
 
-def invoke(*args: str) -> "object":
+def invoke(*args: str) -> object:
     return CliRunner().invoke(cli, list(args))
 
 

@@ -22,7 +22,7 @@ GOLDEN = str(EXAMPLE / "golden.jsonl")
 GOOD = str(EXAMPLE / "bm25.run.jsonl")
 
 
-def invoke(*args: str) -> "object":
+def invoke(*args: str) -> object:
     return CliRunner().invoke(cli, list(args))
 
 

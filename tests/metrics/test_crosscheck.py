@@ -34,15 +34,14 @@ import math
 import tempfile
 from pathlib import Path
 
+import ir_measures
 import numpy as np
 import pyarrow as pa
 import pytest
+import pytrec_eval
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-
-import ir_measures
-import pytrec_eval
-from ir_measures import AP, P, R, RR, Rprec, Success, nDCG
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit, QueryResult, Run

@@ -45,9 +45,9 @@ def in_fixtures(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def evaluation() -> Evaluation:
+    from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
-    from ragauge.evaluation.evaluate import evaluate_run
 
     cwd = os.getcwd()
     os.chdir(FIXTURES)

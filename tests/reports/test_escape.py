@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ragauge.core.jsonl import dumps
 from ragauge.core import escape
+from ragauge.core.jsonl import dumps
 from tests.reports.inert import TERMINAL_UNSAFE, assert_nothing_linked, gfm, nodes
 
 # any code point, lone surrogates and controls included, and the texts an attacker would try

@@ -23,9 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragauge.comparison.result import Comparison, MetricDelta
+from ragauge.core import escape
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.gating.check import GateResult, RuleOutcome
-from ragauge.core import escape
 from ragauge.reports.comparison import render_comparison
 from ragauge.reports.gate import render_gate
 from ragauge.reports.render import render
@@ -108,7 +108,7 @@ def _html_tags(out: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
     return [(name, [(k, None) for k, _ in attrs]) for name, attrs in nodes(out).tags]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def plain(kind: str, fmt: str, **options: Any) -> str:
     """A report of the result with plain text in every field (the shape to compare with), once."""
     if kind == "evaluation":

@@ -7,8 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragauge.evaluation.result import Evaluation
 from ragauge.core.escape import markdown as escape
+from ragauge.evaluation.result import Evaluation
 from ragauge.reports.render import render
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -42,9 +42,9 @@ def test_curve_agrees_with_the_metrics(evaluation: Evaluation) -> None:
 def test_scifact_curve_agrees_at_every_cutoff() -> None:
     from pathlib import Path
 
+    from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
-    from ragauge.evaluation.evaluate import evaluate_run
 
     root = Path(__file__).parents[2] / "examples" / "scifact"
     ev = evaluate_run(load_golden(root / "golden.jsonl"), read_run(root / "bm25.run.jsonl"),

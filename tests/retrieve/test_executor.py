@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from ragauge.cli.main import cli
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit
-from ragauge.formats.runs import read_run
 from ragauge.errors import InputError
+from ragauge.formats.runs import read_run
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, Progress, RetrieverDown, RunAborted, run_retriever
 from ragauge.retrieve.registry import open_retriever

@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from ragauge.cli.main import cli
-from ragauge.formats.runs import read_run
 from ragauge.errors import InputError
+from ragauge.formats.runs import read_run
 from ragauge.retrieve import executor
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, RetrieverDown, run_retriever

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from ragauge.cli.main import cli
 
 
-def run_cli(*args: str) -> "object":
+def run_cli(*args: str) -> object:
     return CliRunner().invoke(cli, list(args))
 
 

@@ -33,7 +33,7 @@ def _mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def from_numpy(values: np.ndarray) -> "pa.Array":
+def from_numpy(values: np.ndarray) -> pa.Array:
     """A 1-D numeric or boolean numpy array as an Arrow array (numeric: without a copy)."""
     import pyarrow as pa
 
@@ -44,7 +44,7 @@ def from_numpy(values: np.ndarray) -> "pa.Array":
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
-def strings(values: "Sequence[str | None]") -> "pa.Array":
+def strings(values: Sequence[str | None]) -> pa.Array:
     """A ``string`` array from Python strings (None is null)."""
     import pyarrow as pa
 
@@ -62,7 +62,7 @@ def strings(values: "Sequence[str | None]") -> "pa.Array":
     return array.cast(pa.string()) if large else array
 
 
-def to_numpy(values: "pa.Array | pa.ChunkedArray", null: float | None = None) -> np.ndarray:
+def to_numpy(values: pa.Array | pa.ChunkedArray, null: float | None = None) -> np.ndarray:
     """A numeric or boolean Arrow array (chunked or not) as numpy; nulls become ``null``
     (an error when it is None). Numeric chunks without nulls are viewed, not copied."""
     import pyarrow as pa
@@ -76,12 +76,12 @@ def to_numpy(values: "pa.Array | pa.ChunkedArray", null: float | None = None) ->
     return np.concatenate(parts)
 
 
-def _bits(buffer: "pa.Buffer", offset: int, n: int) -> np.ndarray:
+def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
     raw = np.frombuffer(buffer, dtype=np.uint8)
     return np.unpackbits(raw, bitorder="little", count=offset + n)[offset:].astype(bool)
 
 
-def _chunk_to_numpy(chunk: "pa.Array", null: float | None) -> np.ndarray:
+def _chunk_to_numpy(chunk: pa.Array, null: float | None) -> np.ndarray:
     import pyarrow as pa
 
     n, offset = len(chunk), chunk.offset
@@ -99,7 +99,7 @@ def _chunk_to_numpy(chunk: "pa.Array", null: float | None) -> np.ndarray:
     return out
 
 
-def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
+def as_string_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """One contiguous ``string`` array (chunks combined, large_string cast down)."""
     import pyarrow as pa
 
@@ -110,14 +110,14 @@ def as_string_array(values: "pa.Array | pa.ChunkedArray") -> "pa.Array":
     return values
 
 
-def string_column(values: "pa.Array | pa.ChunkedArray") -> "pa.Array | pa.ChunkedArray":
+def string_column(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """``values`` as ``string``, chunks kept as they are (combining copies every byte)."""
     import pyarrow as pa
 
     return values if values.type == pa.string() else values.cast(pa.string())
 
 
-def take(values: "pa.Array | pa.ChunkedArray", indices: np.ndarray) -> "pa.Array":
+def take(values: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
     """``values[indices]`` as one array. A chunked column is read chunk by chunk: Arrow's own
     take on a chunked array may first join every chunk, a full copy per call."""
     import pyarrow as pa
@@ -144,7 +144,7 @@ def take(values: "pa.Array | pa.ChunkedArray", indices: np.ndarray) -> "pa.Array
     return joined.take(from_numpy(back))
 
 
-def hash64(values: "pa.Array | pa.ChunkedArray") -> np.ndarray:
+def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A 64-bit fingerprint per string, equal for equal strings.
 
     Built from the length and every 8-byte word of the string (mixed between words, not after
@@ -164,7 +164,7 @@ def hash64(values: "pa.Array | pa.ChunkedArray") -> np.ndarray:
     return out
 
 
-def _hash_chunk(values: "pa.Array", out: np.ndarray) -> None:
+def _hash_chunk(values: pa.Array, out: np.ndarray) -> None:
     n = len(values)
     if n == 0:
         return
@@ -191,7 +191,7 @@ def _hash_chunk(values: "pa.Array", out: np.ndarray) -> None:
         out[lo:hi] = h
 
 
-def group_starts(values: "pa.Array") -> np.ndarray:
+def group_starts(values: pa.Array) -> np.ndarray:
     """Indices where a new run of equal adjacent values starts (always includes 0 when non-empty)."""
     import pyarrow.compute as pc
 

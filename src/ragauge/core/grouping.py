@@ -82,7 +82,7 @@ def _remap(values: np.ndarray, keys: np.ndarray, targets: np.ndarray) -> np.ndar
     return out
 
 
-def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = None) -> Grouping:
+def contiguous(qid: pa.Array | pa.ChunkedArray, order: np.ndarray | None = None) -> Grouping:
     """Grouping of rows whose equal query ids are adjacent (in ``order``, if given);
     the caller guarantees each id forms a single block."""
     qid = string_column(qid)
@@ -93,7 +93,7 @@ def contiguous(qid: "pa.Array | pa.ChunkedArray", order: np.ndarray | None = Non
     return Grouping(ids, starts, lengths, order)
 
 
-def group_rows(qid: "pa.Array | pa.ChunkedArray") -> Grouping:
+def group_rows(qid: pa.Array | pa.ChunkedArray) -> Grouping:
     """Group rows by query id, keeping each query's rows in their relative (rank) order; a query
     whose rows are split over several blocks is gathered at its first block's place."""
     import pyarrow.compute as pc

@@ -70,9 +70,9 @@ class Run:
     ``queries`` lists every query id of the run, including those with no hits.
     """
 
-    qid: "pa.Array"
-    doc_id: "pa.Array"
-    chunk_id: "pa.Array"
+    qid: pa.Array
+    doc_id: pa.Array
+    chunk_id: pa.Array
     score: np.ndarray
     queries: tuple[str, ...]
     latency_ms: Mapping[str, float] = field(default_factory=dict)
@@ -81,10 +81,10 @@ class Run:
     meta: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     format: str = "jsonl"
-    ranking: "Grouping | None" = None
+    ranking: Grouping | None = None
 
     @property
-    def ranked(self) -> "pa.Array | Grouping":
+    def ranked(self) -> pa.Array | Grouping:
         """What ``build_rankings`` takes: the ranking when known, else the rows' query ids."""
         return self.qid if self.ranking is None else self.ranking
 

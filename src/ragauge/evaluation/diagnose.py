@@ -35,7 +35,7 @@ def _examples(ids: Iterable[str], n: int = 3) -> str:
     return ", ".join(shown)
 
 
-def refuse_unscorable(golden: GoldenSet, run: "Run") -> None:
+def refuse_unscorable(golden: GoldenSet, run: Run) -> None:
     """InputError when scoring ``run`` against ``golden`` could only give zeros: the run holds no
     question, shares no question id with the golden set, or every call for the golden set's
     questions failed."""
@@ -59,7 +59,7 @@ def refuse_unscorable(golden: GoldenSet, run: "Run") -> None:
             where=where, hint="check that the retriever is up and reachable, then run again")
 
 
-def explain_zeros(golden: GoldenSet, run: "Run", docs: "pa.Array", *, any_relevant_retrieved: bool,
+def explain_zeros(golden: GoldenSet, run: Run, docs: pa.Array, *, any_relevant_retrieved: bool,
                   doc_id_sep: str | None, doc_id_pattern: str | None) -> list[str]:
     """Warnings (each starting with ``LOUD``) for a run that retrieved no relevant document for
     any answerable question, naming the detectable cause; [] when something relevant came back

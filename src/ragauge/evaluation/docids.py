@@ -22,7 +22,7 @@ def doc_id_rule(sep: str | None = None, pattern: str | None = None) -> str:
     return "doc id as given by each hit"
 
 
-def resolve_doc_ids(run: "Run", sep: str | None = None, pattern: str | None = None) -> "pa.Array":
+def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None) -> pa.Array:
     """One document id per hit row.
 
     A hit's ``doc_id`` wins. Rows with only a chunk id (and, when a rule is given, the doc ids

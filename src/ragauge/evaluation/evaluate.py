@@ -143,7 +143,7 @@ def _judgements(golden: GoldenSet) -> Judgements:
     return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64))
 
 
-def _rows(golden: GoldenSet, run: Run, docs: "pa.Array", rankings: "Rankings", info: BuildInfo,
+def _rows(golden: GoldenSet, run: Run, docs: pa.Array, rankings: Rankings, info: BuildInfo,
           values: dict[str, np.ndarray], drift: dict[str, Any] | None, max_k: int | None) -> _Rows:
     """One QueryScore per answerable question (golden order), the no-answer section, and the ids
     missing from the run or left with fewer than ``max_k`` documents."""

@@ -42,7 +42,7 @@ def write_golden(golden: Iterable[GoldenQuery], path: str | Path) -> None:
             fh.write(dumps(q.to_dict()) + "\n")
 
 
-def as_golden(value: "GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]]") -> GoldenSet:
+def as_golden(value: GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]]) -> GoldenSet:
     """A GoldenSet from a GoldenSet, a golden-set file's path, or questions as GoldenQuery objects or
     dicts in the file's line format (``{"id", "query", "relevant", "tags"}``), checked like a file."""
     if isinstance(value, GoldenSet):

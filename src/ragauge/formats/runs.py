@@ -105,7 +105,7 @@ def _from_trec(path: Path) -> Run:
                source=str(path), format="trec", ranking=ranking)
 
 
-def as_run(value: "Run | str | Path | Mapping[str, Any]") -> Run:
+def as_run(value: Run | str | Path | Mapping[str, Any]) -> Run:
     """A Run from what a user has at hand: a Run, a run file's path, or plain Python data —
     ``{qid: [doc_id, ...]}`` (ranked lists) or ``{qid: {doc_id: score}}`` (the dicts pytrec_eval
     and ranx take, ranked by score descending, ties by doc id descending as trec_eval does).

@@ -29,8 +29,8 @@ QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 class TrecRun:
     """A TREC run in file order: one row per line (string columns may be chunked)."""
 
-    qid: "pa.Array | pa.ChunkedArray"
-    docno: "pa.Array | pa.ChunkedArray"
+    qid: pa.Array | pa.ChunkedArray
+    docno: pa.Array | pa.ChunkedArray
     score: np.ndarray
     runid: str
     source: str
@@ -40,8 +40,8 @@ class TrecRun:
 class Qrels:
     """Relevance judgements: one row per (qid, docno) with an integer grade."""
 
-    qid: "pa.Array"
-    docno: "pa.Array"
+    qid: pa.Array
+    docno: pa.Array
     rel: np.ndarray
     source: str
 
@@ -86,7 +86,7 @@ def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: dict[str, t
     return InputError(f"could not parse the {what} file", where=str(path))
 
 
-def _csv_options(fields: tuple[str, ...], keep: dict[str, "pa.DataType"]) -> dict[str, Any]:
+def _csv_options(fields: tuple[str, ...], keep: dict[str, pa.DataType]) -> dict[str, Any]:
     import pyarrow.csv as pcsv
 
     return dict(
@@ -97,7 +97,7 @@ def _csv_options(fields: tuple[str, ...], keep: dict[str, "pa.DataType"]) -> dic
     )
 
 
-def _clean(table: "pa.Table") -> bool:
+def _clean(table: pa.Table) -> bool:
     """A fast parse is trusted only if no string field holds a control character (a tab, a CR)
     and no line was a comment."""
     import pyarrow as pa
@@ -119,7 +119,7 @@ def _clean(table: "pa.Table") -> bool:
     return True
 
 
-def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataType"], what: str) -> "pa.Table":
+def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str) -> pa.Table:
     """Fast path: Arrow reads the file itself (single-space separated, no comments). Otherwise the
     bytes are normalized (comments, tabs, runs of blanks, trailing text) and parsed again; a file
     that still fails is scanned line by line to name the first bad line."""
@@ -155,7 +155,7 @@ def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, "pa.DataTyp
     raise _locate(path, raw, fields, types, what)
 
 
-def _numpy(column: "pa.ChunkedArray") -> np.ndarray:
+def _numpy(column: pa.ChunkedArray) -> np.ndarray:
     """A numeric column (no nulls) as one numpy array: chunks viewed, then concatenated once."""
     from ragauge.core.arrow import to_numpy
 
@@ -212,7 +212,7 @@ def read_qrels(path: str | Path) -> Qrels:
     return qrels
 
 
-def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: str) -> None:
+def _check_unique_pairs(qid: pa.Array, docno: pa.Array, source: str, what: str) -> None:
     """Error on the first (query, document) pair that occurs twice: fingerprints sorted, equal
     neighbours compared exactly."""
     from ragauge.core.arrow import hash64, take
@@ -237,7 +237,7 @@ def _check_unique_pairs(qid: "pa.Array", docno: "pa.Array", source: str, what: s
         seen[pair] = row
 
 
-def trec_ranking(run: TrecRun) -> "Grouping":
+def trec_ranking(run: TrecRun) -> Grouping:
     """The run's rows grouped by query, each ranked by score descending, ties by docno
     descending (strcmp), as trec_eval ranks them.
 

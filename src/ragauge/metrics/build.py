@@ -35,8 +35,8 @@ PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a
 class Judgements:
     """Columnar judgements: one row per (query id, document id) with a numeric grade."""
 
-    qid: "pa.Array"
-    docno: "pa.Array"
+    qid: pa.Array
+    docno: pa.Array
     grade: np.ndarray
 
 
@@ -54,8 +54,8 @@ class BuildInfo:
 
 def build_rankings(
     query_ids: Sequence[str],
-    run_qid: "pa.Array | Grouping",
-    run_doc: "pa.Array",
+    run_qid: pa.Array | Grouping,
+    run_doc: pa.Array,
     judgements: Judgements,
     *,
     rel_level: float = 1.0,
@@ -63,7 +63,7 @@ def build_rankings(
     duplicates: Literal["error", "first"] = "first",
     source: str | None = None,
     keep_top: int = 0,
-    fingerprints: "Callable[[], np.ndarray] | None" = None,
+    fingerprints: Callable[[], np.ndarray] | None = None,
 ) -> tuple[Rankings, BuildInfo]:
     """Rankings for ``query_ids`` (in that order) from a run's rows.
 
@@ -161,7 +161,7 @@ class _Segments:
 class _JudgementKeys:
     """Judgements of the evaluated queries as sorted integer keys ``query * v + doc code``."""
 
-    vocab: "pa.Array"
+    vocab: pa.Array
     keys: np.ndarray
     grades: np.ndarray
     num_rel: np.ndarray
@@ -169,7 +169,7 @@ class _JudgementKeys:
     ideal_gains: np.ndarray
 
     @classmethod
-    def build(cls, query_ids: Sequence[str], judgements: Judgements, rel_level: float) -> "_JudgementKeys":
+    def build(cls, query_ids: Sequence[str], judgements: Judgements, rel_level: float) -> _JudgementKeys:
         import pyarrow.compute as pc
 
         nq = len(query_ids)
@@ -205,7 +205,7 @@ class _Judged:
 
 
 def _judged_positions(
-    run_doc: "pa.Array | pa.ChunkedArray", keys: _JudgementKeys, grouping: "Grouping", base: np.ndarray | None,
+    run_doc: pa.Array | pa.ChunkedArray, keys: _JudgementKeys, grouping: Grouping, base: np.ndarray | None,
     segments: _Segments,
 ) -> _Judged:
     empty = np.zeros(0, dtype=np.int64)
@@ -257,7 +257,7 @@ def _top(
     return positions[within], np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
-def _codes(values: "pa.Array | pa.ChunkedArray", vocab: "pa.Array") -> np.ndarray:
+def _codes(values: pa.Array | pa.ChunkedArray, vocab: pa.Array) -> np.ndarray:
     """Index of each value in ``vocab``, -1 when absent."""
     import pyarrow.compute as pc
 

@@ -16,7 +16,7 @@ EXACT_WIDTHS = 16  # up to this many distinct segment lengths, each length is so
 
 
 def repeated_rows(
-    docs: "pa.Array | pa.ChunkedArray", fingerprints: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+    docs: pa.Array | pa.ChunkedArray, fingerprints: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """Positions (sorted) of every repeat: a position whose document already occurs at a

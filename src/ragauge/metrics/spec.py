@@ -27,7 +27,7 @@ class MetricSpec:
         return f"MetricSpec({str(self)!r})"
 
     @property
-    def family(self) -> "object":
+    def family(self) -> object:
         from ragauge.metrics.registry import METRICS
 
         return METRICS[self.name]

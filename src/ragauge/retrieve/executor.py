@@ -69,7 +69,7 @@ class Progress:
     errors: int = 0
     retried: int = 0
     resumed: int = 0
-    on_result: Callable[["Progress"], None] | None = field(default=None, repr=False)
+    on_result: Callable[[Progress], None] | None = field(default=None, repr=False)
 
 
 class RunAborted(RagaugeError):

@@ -28,7 +28,7 @@ class TrecMeasure:
     name: str
     kind: str
     cutoffs: tuple[int, ...] | None = None
-    compute: Callable[[Rankings, "int | None"], np.ndarray] | None = None
+    compute: Callable[[Rankings, int | None], np.ndarray] | None = None
 
 
 def _num_ret(r: Rankings, k: int | None) -> np.ndarray:
