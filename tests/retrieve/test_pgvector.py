@@ -60,7 +60,7 @@ def test_unknown_embedder_and_missing_minilm(monkeypatch: pytest.MonkeyPatch) ->
     assert get_embedder("HASH-64").dim == 64
     import types
 
-    monkeypatch.setitem(sys.modules, "ragauge.retrieve.dense", types.ModuleType("ragauge.retrieve.dense"))
+    monkeypatch.setitem(sys.modules, "ragauge.retrieve.minilm", types.ModuleType("ragauge.retrieve.minilm"))
     with pytest.raises(MissingExtra, match=r"ragauge\[dense\]"):
         get_embedder("minilm")
 

