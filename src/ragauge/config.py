@@ -18,7 +18,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     raw = read_input(path, "config")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        data: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+        return data
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError("not valid UTF-8", where=where(path, line), hint="save the config file as UTF-8") from None

@@ -146,7 +146,7 @@ def compare(
 def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str]) -> list[dict[str, Any]]:
     """Questions where any metric dropped, worst first (by the first metric, then the mean drop),
     with the first relevant rank before and after and the documents that displaced it."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for b, n in pairs:
         diffs = {m: n.values[m] - b.values[m] for m in names}
         if min(diffs.values()) >= -1e-12:

@@ -220,4 +220,4 @@ def ragged_arange(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     new_starts = np.cumsum(lengths) - lengths
     shift = np.repeat(np.asarray(starts, dtype=np.int64) - new_starts, lengths)
-    return np.arange(total, dtype=np.int64) + shift
+    return np.asarray(np.arange(total, dtype=np.int64) + shift)

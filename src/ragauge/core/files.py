@@ -14,7 +14,7 @@ import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ragauge.errors import InputError
 
@@ -50,7 +50,7 @@ def write_error(path: str | Path, exc: OSError, what: str = "output") -> InputEr
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") -> Iterator[IO[str]]:
+def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") -> Iterator[IO[Any]]:
     """A text handle whose content replaces ``path`` only when the ``with`` block ends without
     an exception; otherwise ``path`` is untouched and no temporary file is left. ``mode`` "w"
     is UTF-8 text, "wb" bytes."""
@@ -62,7 +62,7 @@ def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") ->
     except OSError as exc:
         raise write_error(path, exc, what) from None
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
+        with (os.fdopen(fd, "wb") if "b" in mode else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -85,7 +85,7 @@ def _keep_mode(path: Path, tmp: Path) -> None:
 def atomic_write(path: str | Path, content: str | bytes, *, what: str = "output") -> None:
     """Replace ``path`` with ``content`` (str as UTF-8) atomically; see ``atomic_writer``."""
     with atomic_writer(path, what=what, mode="wb" if isinstance(content, bytes) else "w") as fh:
-        fh.write(content)  # type: ignore[arg-type]
+        fh.write(content)
 
 
 def append_line(path: str | Path, line: str, *, what: str = "output") -> None:

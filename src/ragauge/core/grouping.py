@@ -61,7 +61,7 @@ class Grouping:
     def rows_at(self, positions: np.ndarray) -> np.ndarray:
         """The row at each ranked position (cheap for a few positions when ``in_blocks``)."""
         if self.order is not None:
-            return self.order[positions]
+            return np.asarray(self.order[positions])
         return positions if self.moves is None else _remap(positions, *self.moves)
 
     def positions_of(self, rows: np.ndarray) -> np.ndarray:

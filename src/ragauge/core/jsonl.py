@@ -128,8 +128,8 @@ def read_json(path: str | Path, *, what: str, hint: str | None = None) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("not valid UTF-8", where=where(path, line), hint=_HINTS["utf8"].format(what=what)) from None
+        at = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not valid UTF-8", where=where(path, at), hint=_HINTS["utf8"].format(what=what)) from None
     try:
         return loads(text)
     except _BadValue as exc:

@@ -20,6 +20,6 @@ def group_by_tag(items: Iterable[T], tags: Callable[[T], Sequence[str]] = lambda
     return groups
 
 
-def mean_of(values: Sequence[float]) -> float:
+def mean_of(values: Sequence[float] | np.ndarray) -> float:
     """The plain mean; NaN for no values (an empty mean is not 0)."""
     return float(np.mean(values)) if len(values) else float("nan")

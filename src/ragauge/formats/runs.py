@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_jsonl
 from ragauge.core.numbers import NON_NEGATIVE, check_number
 from ragauge.data.run import Hit, QueryResult, Run, parse_hit
 from ragauge.errors import InputError, where
+
+if TYPE_CHECKING:
+    from ragauge.core.grouping import Grouping
 
 
 def _number(obj: Mapping[str, Any], key: str, loc: str) -> float | None:
@@ -96,7 +99,7 @@ def _from_trec(path: Path) -> Run:
     trec = read_trec_run(path)
     grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
-    ranking = grouping
+    ranking: Grouping | None = grouping
     if not grouping.in_blocks:  # rows regrouped: reorder them (ties alone are left to the ranking)
         rows = grouping.rows(grouping.starts, grouping.lengths)
         qid, doc, score = take(qid, rows), take(doc, rows), score[rows]

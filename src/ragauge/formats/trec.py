@@ -7,6 +7,7 @@ are comments, blank lines skipped, the rank column ignored. Parsing is columnar 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,7 +60,7 @@ def _normalize(data: bytes) -> bytes:
     return data.lstrip(b" ")
 
 
-def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: dict[str, type], what: str) -> InputError:
+def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: Mapping[str, type], what: str) -> InputError:
     """Find the first malformed line (slow path, only after the fast parser failed)."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:

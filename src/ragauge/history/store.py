@@ -209,7 +209,7 @@ def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    conn.isolation_level = ""
+    conn.isolation_level = "DEFERRED"  # back to the default
 
 
 @contextmanager

@@ -50,7 +50,7 @@ class Rankings:
     @cached_property
     def gains(self) -> np.ndarray:
         """nDCG gain of every entry: the judged grade when positive, else 0."""
-        return np.maximum(self.grades, 0.0)
+        return np.asarray(np.maximum(self.grades, 0.0), dtype=np.float64)
 
     @cached_property
     def discount(self) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragauge.errors import InputError
@@ -65,7 +66,7 @@ def parse_metric(text: str) -> MetricSpec:
     return MetricSpec(name, k)
 
 
-def parse_metrics(text: str | list[str] | tuple[str, ...]) -> tuple[MetricSpec, ...]:
+def parse_metrics(text: str | Sequence[str]) -> tuple[MetricSpec, ...]:
     """Parse a comma-separated list (or a list of strings), dropping repeats, keeping order."""
     items = text.split(",") if isinstance(text, str) else [p for t in text for p in t.split(",")]
     specs = [parse_metric(item) for item in items if item.strip()]

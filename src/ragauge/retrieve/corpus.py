@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -96,7 +96,7 @@ def _html_text(raw: str) -> tuple[str, str]:
 def _read_jsonl_corpus(path: Path) -> Iterator[tuple[str, str, str]]:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8-sig") as fh:  # type: ignore[operator]
+        with opener(path, "rt", encoding="utf-8-sig") as fh:
             for number, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
@@ -180,7 +180,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get("RAGAUGE_CACHE") or Path.home() / ".cache" / "ragauge")
 
 
-def corpus_spec(spec: str, extra: Mapping[str, str], known: set[str]) -> tuple[Path, dict[str, str]]:
+def corpus_spec(spec: str, extra: Mapping[str, str], known: Set[str]) -> tuple[Path, dict[str, str]]:
     """The corpus path and options of ``scheme:PATH[?options]`` (``extra`` first, the spec's own
     options win); InputError for a missing path, a corpus that does not exist, an unknown option."""
     from ragauge.retrieve.base import split_spec

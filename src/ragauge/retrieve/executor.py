@@ -140,7 +140,7 @@ def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
     if not raw.endswith(b"\n"):
         raw = raw[: raw.rfind(b"\n") + 1]
         with atomic_writer(path, what="run", mode="wb") as fh:
-            fh.write(raw)  # type: ignore[arg-type]
+            fh.write(raw)
     run = read_run_jsonl(path)
     return [r for r in run.results() if r.error is None], dict(run.meta)
 

@@ -62,7 +62,7 @@ def load_callable(target: str) -> Callable[..., Any]:
         where = _where_in(exc, module_name)
         raise InputError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}{where}",
                          hint=f"fix the module; python -c 'import {Path(module_name).stem}' shows the traceback") from None
-    fn = getattr(module, attr, None)
+    fn: Callable[..., Any] | None = getattr(module, attr, None)
     if not callable(fn):
         raise InputError(f"{module_name!r} has no callable {attr!r}")
     return fn

@@ -23,7 +23,7 @@ def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed
     uniq, counts = np.unique(values, return_counts=True)
     if len(uniq) <= 256:
         draws = rng.multinomial(n, counts / n, size=resamples)
-        return (draws @ uniq) / n
+        return np.asarray((draws @ uniq) / n, dtype=np.float64)
     out = np.empty(resamples)
     step = max(1, _CHUNK_CELLS // n)
     for lo in range(0, resamples, step):

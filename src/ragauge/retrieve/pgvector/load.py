@@ -49,7 +49,7 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
     "auto" (HNSW from 100,000 rows). ``progress(k)`` is called after each batch of k rows."""
     if index not in ("auto", "hnsw", "none"):
         raise InputError(f"index must be auto, hnsw or none, got {index!r}")
-    batch_size = check_number(batch_size, "--batch-size", COUNT)
+    batch_size = int(check_number(batch_size, "--batch-size", COUNT))
     from psycopg import sql
 
     target = parse_target(dsn)
