@@ -48,8 +48,9 @@ class MiniLM:
     """all-MiniLM-L6-v2 (384 dimensions, 256 word pieces at most; longer text is truncated).
 
     ``embed(texts)`` returns a float32 array of shape ``(len(texts), 384)`` whose rows have unit L2
-    norm, so a dot product is the cosine; a blank text gives a zero row (similar to nothing). Safe to call from several threads (calls are serialised:
-    the tokenizer is not re-entrant and torch already uses every core).
+    norm, so a dot product is the cosine; a blank text gives a zero row (similar to nothing). Safe to
+    call from several threads (calls are serialised: the tokenizer is not re-entrant and torch
+    already uses every core).
     """
 
     name = MODEL_NAME
