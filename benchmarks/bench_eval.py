@@ -158,7 +158,8 @@ def machine_facts() -> dict[str, Any]:
         "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "platform": platform.platform(),
         "cpu": cpu or platform.processor(),
-        "nproc": subprocess.run([nproc], capture_output=True, text=True).stdout.strip() if nproc else str(os.cpu_count()),
+        "nproc": (subprocess.run([nproc], capture_output=True, text=True).stdout.strip() if nproc
+                  else str(os.cpu_count())),
         "python": platform.python_version(),
         "versions": {p: version(p) for p in ("ragauge", "numpy", "pyarrow", "pytrec-eval-terrier", "ir-measures",
                                              "ranx", "numba")},
@@ -184,8 +185,10 @@ def print_report(results: list[Result], extras: dict[str, dict[str, Any]], facts
     print(f"{facts['cpu']}, nproc={facts['nproc']}, Python {facts['python']}, {facts['platform']}")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in facts["versions"].items()))
     print("environment (left as found): " + ", ".join(f"{k}={v}" for k, v in facts["env"].items()))
-    print(f"peak RSS via {facts['peak_rss_via']}; wall and cpu = median of {repeat} fresh processes after 1 untimed run")
-    print(f"load average (1/5/15 min) at start: {facts['loadavg_at_start']}, at end: {facts.get('loadavg_at_end', '?')}\n")
+    print(f"peak RSS via {facts['peak_rss_via']}; wall and cpu = median of {repeat} fresh processes "
+          "after 1 untimed run")
+    print(f"load average (1/5/15 min) at start: {facts['loadavg_at_start']}, "
+          f"at end: {facts.get('loadavg_at_end', '?')}\n")
 
     print("| tool | scale | median s | min s | first run s | cpu s | peak MB | time / ragauge trec-eval "
           "| time / ragauge eval |")
@@ -219,7 +222,8 @@ def print_report(results: list[Result], extras: dict[str, dict[str, Any]], facts
         print("|---|" + "---:|" * (len(tools) + 1))
         for m in MEASURES:
             cells = [f"{r.values[m]:.6f}" if m in r.values else "-" for r in tools]
-            diffs = {r.tool: abs(r.values[m] - ref.values[m]) for r in tools if ref and m in r.values and m in ref.values}
+            diffs = {r.tool: abs(r.values[m] - ref.values[m]) for r in tools
+                     if ref and m in r.values and m in ref.values}
             worst = max(diffs.items(), key=lambda kv: kv[1]) if diffs else None
             print(f"| {m} | " + " | ".join(cells) + f" | {f'{worst[1]:.1e} ({worst[0]})' if worst else '-'} |")
             if ref and m in CHECKED:

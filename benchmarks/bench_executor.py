@@ -77,7 +77,8 @@ def bench_http() -> dict[str, float]:
     before = rss_mb()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        run = run_retriever(golden, retriever, Path(tmp) / "run.jsonl", ExecutorOptions(concurrency=CONCURRENCY, fetch=20))
+        run = run_retriever(golden, retriever, Path(tmp) / "run.jsonl",
+                            ExecutorOptions(concurrency=CONCURRENCY, fetch=20))
         elapsed = time.perf_counter() - start
     retriever.close()
     proc.terminate()

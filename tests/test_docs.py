@@ -33,7 +33,8 @@ def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
     assert importlib.util.find_spec("pandas"), "pandas is a test dependency: without it this check means nothing"
     data = ROOT / "tests" / "fixtures"
     commands = [
-        ["trec-eval", "-q", "-c", "-m", "all_trec", str(data / "trec_eval" / "qrels.test"), str(data / "trec_eval" / "results.test")],
+        ["trec-eval", "-q", "-c", "-m", "all_trec", str(data / "trec_eval" / "qrels.test"),
+         str(data / "trec_eval" / "results.test")],
         ["eval", str(data / "mini" / "golden.jsonl"), "--run", str(data / "mini" / "run.jsonl"), "-k", "1,5",
          "--doc-id-sep", "#"],
         ["eval", str(data / "trec_eval" / "qrels.test"), "--run", str(data / "trec_eval" / "results.test"),
@@ -41,7 +42,8 @@ def test_evaluating_does_not_import_pandas(tmp_path: Path) -> None:
     ]
     for args in commands:
         code = ("import sys; from ragauge.cli.main import cli\n"
-                f"try:\n    cli.main({args!r}, prog_name='ragauge', standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+                f"try:\n    cli.main({args!r}, prog_name='ragauge', standalone_mode=False)\n"
+                "except SystemExit:\n    pass\n"
                 "print('pandas' in sys.modules)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert out.stdout.strip().splitlines()[-1] == "False", (args, out.stderr[-2000:])

@@ -38,8 +38,10 @@ def _shapes(secret: str, spaced_secret: str, name: str) -> list[tuple[str, str, 
         ("HTTP ?param=", f"https://search.example/api?q=vpn&{name}={quote_plus(secret)}&k=5", ()),
         ("JSON member", json.dumps({"error": "denied", name: spaced_secret}), ()),
         ("Authorization header", f"Authorization: Bearer {quote(secret, safe='')}", ()),
-        ("known value in a 4xx body", f'401 Unauthorized: {{"error": "invalid key {spaced_secret}"}}', (spaced_secret,)),
-        ("known value, JSON-escaped", "403: " + json.dumps({"detail": f"key {spaced_secret} revoked"}), (spaced_secret,)),
+        ("known value in a 4xx body", f'401 Unauthorized: {{"error": "invalid key {spaced_secret}"}}',
+         (spaced_secret,)),
+        ("known value, JSON-escaped", "403: " + json.dumps({"detail": f"key {spaced_secret} revoked"}),
+         (spaced_secret,)),
         ("known value, percent-encoded", f"GET /search?k={quote(spaced_secret, safe='')}", (spaced_secret,)),
     ]
 

@@ -48,7 +48,8 @@ _QUERY = re.compile(rf"(?P<head>[?&;](?i:{SECRET_NAME})=)(?P<secret>[^& \t\n\r\f
 _SETTING = re.compile(rf"(?P<head>(?<![\w.\-?&;])(?i:{SECRET_NAME})\s*=\s*)"
                       rf"""(?P<secret>'(?:\\.|.)*?'(?=\s|$)|{_NS}*)""")
 _JSON = re.compile(rf"(?P<head>\"(?i:{SECRET_NAME})\"\s*:\s*\")(?P<secret>.*?)(?=(?<!\\)\"\s*[,}}\]]|$)", re.M)
-_AUTH = re.compile(r"(?P<head>\b(?i:bearer)\s+|\b(?i:authorization)\s*:\s*(?!(?i:bearer)\s)(?:(?i:basic|digest|token)\s+)?)"
+_AUTH = re.compile(r"(?P<head>\b(?i:bearer)\s+|"
+                   r"\b(?i:authorization)\s*:\s*(?!(?i:bearer)\s)(?:(?i:basic|digest|token)\s+)?)"
                    r"(?P<secret>(?!(?i:basic|digest|token)\s)[^\s,;'\"]+)")
 _PATTERNS = (_USERINFO, _QUERY, _SETTING, _JSON, _AUTH)
 _PIECES = re.compile(r"[\s/@:?#&=;,'\"]+")

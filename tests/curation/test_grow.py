@@ -48,11 +48,12 @@ def by_query(candidates: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 # --- reading logs --------------------------------------------------------------------------------
 
 def test_log_aliases_and_feedback_values() -> None:
-    entry = parse_log_line({"question": "q?", "hits": [{"doc_id": "a", "score": 1}, {"chunk_id": "b#2"}, "c", ["d", 0.3],
-                                                       {"document_id": "e"}, {"nothing": 1}, "a"],
+    entry = parse_log_line({"question": "q?", "hits": [{"doc_id": "a", "score": 1}, {"chunk_id": "b#2"}, "c",
+                                                       ["d", 0.3], {"document_id": "e"}, {"nothing": 1}, "a"],
                             "rating": "Thumbs Down", "ts": 5}, "log:1")
     assert entry == LogEntry("log:1", "q?", ("a", "b#2", "c", "d", "e"), "thumbs_down", "5")
-    assert [normalise_feedback(v) for v in ("👎", -1, False, "not found", "MISSED", {"type": "up"}, 0, None, "meh")] == [
+    assert [normalise_feedback(v)
+            for v in ("👎", -1, False, "not found", "MISSED", {"type": "up"}, 0, None, "meh")] == [
         "thumbs_down", "thumbs_down", "thumbs_down", "missed", "missed", "thumbs_up", "neutral", None, "meh"]
 
 
@@ -77,7 +78,7 @@ def test_feedback_filter_dedup_and_report() -> None:
     assert report.duplicates_golden == 2
     # line 7 (one word more) repeats line 3 within the log; without scrubbing line 6 is a new question
     assert report.duplicates_log == 1 and by_query(candidates)[queries[1]]["seen"] == 2
-    assert ("%s:5" % LOG, "g3") in [(ref, other) for ref, other, _ in report.near_duplicates]
+    assert (f"{LOG}:5", "g3") in [(ref, other) for ref, other, _ in report.near_duplicates]
     assert report.kept == 5
 
 
@@ -97,7 +98,8 @@ def test_candidate_fields() -> None:
     assert first["added"] == "2026-11-05" and first["source"] == "prod"
     assert first["hint_retrieved"] == ["accounts-lockout", "sso"]
     assert first["log_ref"] == f"{LOG}:1" and first["first_seen"] == "2026-11-02T08:00:00Z"
-    assert by_query(candidates)["expense report for a train ticket abroad"]["hint_retrieved"] == ["expenses", "travel#2"]
+    assert (by_query(candidates)["expense report for a train ticket abroad"]["hint_retrieved"]
+            == ["expenses", "travel#2"])
     assert by_query(candidates)["VPN drops every 10 minutes on hotel wifi"]["tags"] == ["networking"]
     assert all(c["id"].startswith("cand-") for c in candidates)
 
@@ -204,7 +206,8 @@ def test_cli_add_then_merge(tmp_path: Path) -> None:
     result = cli("golden", "add", "--from-log", str(LOG), "--golden", str(GOLDEN), "-o", str(cands), "--no-scrub",
                  "--source", "prod-2026-11")
     assert result.exit_code == 0, result.output
-    for needle in ("read 14 log line(s)", "skipped 2 line(s) that are not JSON objects", "skipped 2 line(s) by feedback",
+    for needle in ("read 14 log line(s)", "skipped 2 line(s) that are not JSON objects",
+                   "skipped 2 line(s) by feedback",
                    "dropped 2 duplicate(s) of the golden set, 1 repeat(s) within the log", "kept 5 candidate(s)"):
         assert needle in result.stderr, needle
     rows = [json.loads(line) for line in cands.read_text().splitlines()]

@@ -73,7 +73,8 @@ def test_tags_and_no_answer_counts(tmp_path: Path) -> None:
     report = validate_file(write(tmp_path, rows))
     assert report.tags == {"networking": 5, "no-answer": 1, "printers": 1}
     assert (report.questions, report.answerable, report.no_answer) == (7, 6, 1)
-    assert sorted(f.message.split("'")[1] for f in report.findings if f.code == "small-tag") == ["no-answer", "printers"]
+    assert sorted(f.message.split("'")[1] for f in report.findings
+                  if f.code == "small-tag") == ["no-answer", "printers"]
     assert validate_file(write(tmp_path, rows), min_per_tag=1).exit_code == 0
 
 

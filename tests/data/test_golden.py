@@ -33,7 +33,8 @@ def test_loads_binary_graded_tags_extra_bom_and_blank_lines(tmp_path: Path) -> N
 
 def test_hash_ignores_order_and_extra_fields_but_not_labels(tmp_path: Path) -> None:
     a = load_golden(write(tmp_path, '{"id":"a","query":"x","relevant":["d"]}\n{"id":"b","query":"y","relevant":[]}\n'))
-    b = load_golden(write(tmp_path, '{"id":"b","query":"y","relevant":[],"note":1}\n{"id":"a","query":"x","relevant":["d"]}\n'))
+    b = load_golden(write(tmp_path, '{"id":"b","query":"y","relevant":[],"note":1}\n'
+                                    '{"id":"a","query":"x","relevant":["d"]}\n'))
     c = load_golden(write(tmp_path, '{"id":"a","query":"x","relevant":["e"]}\n{"id":"b","query":"y","relevant":[]}\n'))
     assert a.content_hash == b.content_hash != c.content_hash
 

@@ -54,8 +54,8 @@ def test_no_answer_questions_never_enter_a_mean() -> None:
     result = ragauge.evaluate_run(GOLDEN, run, metrics="hit@1")
     assert result.summary["hit@1"] == 1.0
     assert [q.id for q in result.queries] == ["q1", "q2"]
-    assert result.meta["counts"] == {"questions": 3, "skipped": 0, "answerable": 2, "no_answer": 1, "missing": 0, "errors": 0,
-                                     "folded": 0}
+    assert result.meta["counts"] == {"questions": 3, "skipped": 0, "answerable": 2, "no_answer": 1, "missing": 0,
+                                     "errors": 0, "folded": 0}
 
 
 def test_by_tag_is_weakest_first() -> None:

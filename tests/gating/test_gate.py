@@ -93,7 +93,8 @@ def test_changed_golden_set_fails_with_a_clear_message(baseline: Path, tmp_path:
     shutil.copy(GOLDEN, golden)
     with open(golden, "a") as fh:
         fh.write('{"id": "new-q", "query": "added", "relevant": ["31715818"]}\n')
-    r = invoke("gate", str(golden), "--run", GOOD, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml"))
+    r = invoke("gate", str(golden), "--run", GOOD, "--baseline", str(baseline), "--config",
+               str(EXAMPLE / "ragauge.toml"))
     assert r.exit_code == 1
     assert "the golden set changed since the baseline" in r.stdout and "re-baseline explicitly" in r.stdout
 

@@ -73,7 +73,8 @@ def test_record_round_trips(history: Path, evaluations: list[tuple[str, Evaluati
         assert entry.run_hash == ev.meta["run"]["hash"]
         assert entry.retriever == ev.meta["run"]["meta"]["retriever"]
         assert {q.id: q.values for q in entry.questions} == {q.id: q.values for q in ev.queries}
-        assert {q.id: q.first_relevant_rank for q in entry.questions} == {q.id: q.first_relevant_rank for q in ev.queries}
+        assert ({q.id: q.first_relevant_rank for q in entry.questions}
+                == {q.id: q.first_relevant_rank for q in ev.queries})
     assert Entry.from_dict(entries[1].to_dict(questions=True)) == entries[1]
     with sqlite3.connect(history) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -199,7 +200,8 @@ def test_json_gives_the_raw_series(history: Path) -> None:
     assert data["ragauge_history"] == 1
     assert [e["golden_changed"] for e in data["entries"]] == [False, False, True]
     first = data["series"][0]
-    assert first["metric"] == "hit@10" and [p["value"] for p in first["points"]] == [e.summary["hit@10"] for e in entries]
+    assert (first["metric"] == "hit@10"
+            and [p["value"] for p in first["points"]] == [e.summary["hit@10"] for e in entries])
     json.dumps(data)
 
 

@@ -420,7 +420,8 @@ def _default_provider(measure) -> str:
 def test_ir_measures_default_providers_and_agreement():
     """Pin which implementation ir_measures uses by default (a change would alter what the
     property test above cross-checks against), and check ragauge against the default pipeline."""
-    assert {str(m): _default_provider(m) for m in (nDCG @ 5, RR, RR @ 10, R @ 5, P @ 5, Success @ 5, AP, AP @ 10, Rprec, nDCG)} \
+    assert {str(m): _default_provider(m)
+            for m in (nDCG @ 5, RR, RR @ 10, R @ 5, P @ 5, Success @ 5, AP, AP @ 10, Rprec, nDCG)} \
         == {"nDCG@5": "pytrec_eval", "RR": "pytrec_eval", "RR@10": "msmarco", "R@5": "pytrec_eval",
             "P@5": "pytrec_eval", "Success@5": "pytrec_eval", "AP": "pytrec_eval", "AP@10": "pytrec_eval",
             "Rprec": "pytrec_eval", "nDCG": "pytrec_eval"}
@@ -430,7 +431,8 @@ def test_ir_measures_default_providers_and_agreement():
     measures = [nDCG @ 3, nDCG, AP, AP @ 2, RR, RR @ 1, R @ 3, P @ 3, Success @ 1, Rprec]
     got = {str(m.measure): m.value for m in ir_measures.iter_calc(measures, qrels, run)}
     ev = evaluate_run(_golden(qrels), _run({"q1": hits}),
-                      metrics=["ndcg@3", "ndcg", "map", "map@2", "mrr", "mrr@1", "recall@3", "precision@3", "hit@1", "rprec"])
+                      metrics=["ndcg@3", "ndcg", "map", "map@2", "mrr", "mrr@1", "recall@3", "precision@3", "hit@1",
+                               "rprec"])
     values = ev.queries[0].values
     for spec, measure in zip(values, measures):
         assert values[spec] == pytest.approx(got[str(measure)], abs=1e-12), spec
@@ -519,7 +521,8 @@ def test_hand_computed_graded_example():
     #   rprec  = relevant in top R=3 / 3 = 2/3
     golden = _golden({"q1": {"a": 3, "b": 2, "c": 1}})
     run = _run({"q1": [("b", 0.1), ("x", 0.9), ("a", 0.5), ("b", 0.8)]})  # scores do not reorder hits
-    ev = evaluate_run(golden, run, metrics=["ndcg@3", "mrr", "recall@2", "precision@2", "hit@1", "map", "map@2", "rprec"])
+    ev = evaluate_run(golden, run,
+                      metrics=["ndcg@3", "mrr", "recall@2", "precision@2", "hit@1", "map", "map@2", "rprec"])
     v = ev.queries[0].values
     assert v["ndcg@3"] == pytest.approx(3.5 / (3 + 2 / math.log2(3) + 0.5), abs=1e-12)
     assert v["ndcg@3"] == pytest.approx(0.73500, abs=1e-5)

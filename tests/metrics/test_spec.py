@@ -32,7 +32,8 @@ def test_aliases_and_case(text: str, canonical: str) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("ndgc@10", "did you mean ndcg"), ("recal@5", "did you mean recall"), ("hit", "needs a cutoff"),
-    ("rprec@5", "takes no cutoff"), ("ndcg@0", "an integer from 1 to"), ("ndcg@x", "an integer from 1 to"), ("ndcg@²", "an integer from 1 to"), ("@5", "cannot parse"),
+    ("rprec@5", "takes no cutoff"), ("ndcg@0", "an integer from 1 to"), ("ndcg@x", "an integer from 1 to"),
+    ("ndcg@²", "an integer from 1 to"), ("@5", "cannot parse"),
 ])
 def test_bad_specs_explain(text: str, message: str) -> None:
     with pytest.raises(InputError) as info:

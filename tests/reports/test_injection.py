@@ -54,7 +54,8 @@ def evaluation(t: list[str]) -> Evaluation:
     q2 = QueryScore(t[7], t[8], (t[2],), {"hit@1": 1.0, "recall@3": 1.0}, {t[3]: 2.0}, 1,
                     (Returned(t[3], 1, 2.0, 0.8),), 1, 1, latency_ms=12.0)
     no_answer = {"n": 1, "questions": [{"id": t[9], "query": t[10], "tags": [], "top": [{"doc_id": t[4], "rank": 1}]}]}
-    meta = {"golden": {"path": t[11], "hash": "sha256:0"}, "run": {"path": t[10], "hash": "sha256:1", "format": "jsonl"},
+    meta = {"golden": {"path": t[11], "hash": "sha256:0"},
+            "run": {"path": t[10], "hash": "sha256:1", "format": "jsonl"},
             "contract": {"k": [1, 3], "relevance": "grade >= 1", "dedup": "by document", "doc_id": t[9]},
             "counts": {"questions": 3, "answerable": 2, "no_answer": 1}, "ragauge_version": "0.0.0"}
     return Evaluation(m, {"hit@1": 0.5, "recall@3": 0.5}, {t[2]: {"n": 2, "hit@1": 0.5, "recall@3": 0.5}}, (q1, q2),

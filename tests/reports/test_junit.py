@@ -37,7 +37,8 @@ def test_failure_message_has_the_details(evaluation: Evaluation) -> None:
     assert failure is not None
     message = failure.get("message", "")
     assert "no relevant document in the top 3" in message
-    assert "expected: fan-guide" in message and "returned (top 3, + = relevant): battery-faq, fw-notes, warranty" in message
+    assert ("expected: fan-guide" in message
+            and "returned (top 3, + = relevant): battery-faq, fw-notes, warranty" in message)
     assert "\n" not in message and "Second line of the question" in message
 
 
@@ -57,7 +58,8 @@ def test_without_cutoffs_a_hit_anywhere_passes(evaluation: Evaluation) -> None:
 
 
 def test_characters_xml_cannot_hold_are_replaced(evaluation: Evaluation) -> None:
-    q = dataclasses.replace(evaluation.queries[0], id="bad\x00id\x1b", query="nul \x00 and esc \x1b", first_relevant_rank=None)
+    q = dataclasses.replace(evaluation.queries[0], id="bad\x00id\x1b", query="nul \x00 and esc \x1b",
+                            first_relevant_rank=None)
     broken = dataclasses.replace(evaluation, queries=(q,))
     root = parse(broken)
     (case,) = list(root.iter("testcase"))

@@ -48,7 +48,8 @@ def search_server(mode: str = "ok", delay: float = 0.0, fail_times: int = 0) -> 
             if mode == "malformed":
                 return self._send(200, b"<html>oops</html>", "text/html")
             query = str(body.get("query") or body.get("q") or "")
-            hits = [{"doc_id": d, "score": 1.0 / (i + 1)} for w, ds in DOCS.items() if w in query for i, d in enumerate(ds)]
+            hits = [{"doc_id": d, "score": 1.0 / (i + 1)}
+                    for w, ds in DOCS.items() if w in query for i, d in enumerate(ds)]
             payload: Any = {"data": {"results": hits}} if mode == "nested" else {"hits": hits, "cost": 0.001}
             self._send(200, json.dumps(payload).encode())
 

@@ -195,7 +195,8 @@ def test_bm25_chunks_carry_doc_ids_and_the_index_is_cached(tmp_path: Path, monke
     (folder / "net").mkdir(parents=True)
     (folder / "net" / "vpn.md").write_text("# VPN\n" + "The VPN gateway certificate expires yearly. " * 30)
     (folder / "printers.txt").write_text("Printer jam: open tray two and remove the paper. " * 5)
-    (folder / "page.html").write_text("<html><title>Passwords</title><script>x=1</script><p>Reset password here</p></html>")
+    (folder / "page.html").write_text("<html><title>Passwords</title><script>x=1</script>"
+                                      "<p>Reset password here</p></html>")
     spec = f"bm25:{folder}?chunk_size=40&chunk_overlap=10"
     first = open_retriever(spec)
     assert not first.cached and open_retriever(spec).cached

@@ -63,9 +63,11 @@ def test_resume_refuses_another_retriever_settings_fetch_or_golden_set_and_says_
     out = tmp_path / "r.jsonl"
     run_retriever(GOLDEN, Other("fake:a", {"k1": 1.2, "nested": {"x": [1, 2]}}), out, ExecutorOptions(fetch=2))
     before = out.read_bytes()
-    cases = [(Other("fake:b", {"k1": 1.2, "nested": {"x": [1, 2]}}), 2, "retriever: 'fake:a' in the file, 'fake:b' now"),
+    cases = [(Other("fake:b", {"k1": 1.2, "nested": {"x": [1, 2]}}), 2,
+              "retriever: 'fake:a' in the file, 'fake:b' now"),
              (Other("fake:a", {"k1": 1.5, "nested": {"x": [1, 2]}}), 2, "settings.k1: 1.2 in the file, 1.5 now"),
-             (Other("fake:a", {"k1": 1.2, "nested": {"x": [1, 3]}}), 2, "settings.nested.x: [1, 2] in the file, [1, 3] now"),
+             (Other("fake:a", {"k1": 1.2, "nested": {"x": [1, 3]}}), 2,
+              "settings.nested.x: [1, 2] in the file, [1, 3] now"),
              (Other("fake:a", {"k1": 1.2, "nested": {"x": (1, 2)}}), 5, "--fetch: 2 in the file, 5 now")]
     for retriever, fetch, message in cases:
         with pytest.raises(InputError) as info:
@@ -123,7 +125,8 @@ def test_bm25_numbers(tmp_path: Path, options: str, message: str) -> None:
 
 
 @pytest.mark.parametrize("options, message", [("rrf_k=nan", "option rrf_k must be a finite number >= 0"),
-                                              ("rrf_k=-inf", "option rrf_k"), ("depth=0", "option depth must be an integer >= 1"),
+                                              ("rrf_k=-inf", "option rrf_k"),
+                                              ("depth=0", "option depth must be an integer >= 1"),
                                               ("depth=2.5", "option depth")])
 def test_hybrid_numbers(tmp_path: Path, options: str, message: str) -> None:
     from ragauge.retrieve import hybrid
@@ -136,7 +139,8 @@ def test_hybrid_numbers(tmp_path: Path, options: str, message: str) -> None:
 
 @pytest.mark.parametrize("args, message", [(["--batch-size", "0"], "--batch-size must be an integer >= 1"),
                                            (["--chunk-overlap", "-1"], "chunk_overlap must be an integer >= 0"),
-                                           (["--chunk-size", "10", "--chunk-overlap", "10"], "smaller than chunk_size")])
+                                           (["--chunk-size", "10", "--chunk-overlap", "10"],
+                                            "smaller than chunk_size")])
 def test_index_numbers(tmp_path: Path, args: list[str], message: str) -> None:
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"id": "d1", "text": "t"}\n')
@@ -278,7 +282,8 @@ def _wait_for(marks: Path, *names: str, limit: float = 20.0) -> None:
         time.sleep(0.02)
 
 
-def test_first_ctrl_c_keeps_the_answers_of_calls_in_flight_and_says_how_to_resume(tmp_path: Path, processes: list[Any]) -> None:
+def test_first_ctrl_c_keeps_the_answers_of_calls_in_flight_and_says_how_to_resume(tmp_path: Path,
+                                                                                  processes: list[Any]) -> None:
     # q1 and q2 answer at once, later calls take 0.8 s: interrupt while q3 and q4 are in flight
     proc, marks, out = _start(tmp_path, "0.8 if i > 2 else 0")
     processes.append(proc)
@@ -331,7 +336,8 @@ def test_a_full_disk_while_writing_the_header(tmp_path: Path, monkeypatch: pytes
     mod = _module(tmp_path, "def search(query, n):\n    return ['d1']\n")
     monkeypatch.setattr(os, "replace", _no_space)
     result = _run(str(golden), "--retriever", f"python:{mod}:search", "-o", str(out))
-    assert result.exit_code == 2 and "No space left on device" in result.stderr and "free some disk space" in result.stderr
+    assert (result.exit_code == 2 and "No space left on device" in result.stderr
+            and "free some disk space" in result.stderr)
     assert "Traceback" not in result.output and not out.exists() and not list(out.parent.iterdir())
 
 
@@ -354,7 +360,8 @@ class _FillsUp:
         return getattr(self.fh, name)
 
 
-def test_a_full_disk_while_appending_answers_keeps_those_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_while_appending_answers_keeps_those_written(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     golden, out = _golden(tmp_path), tmp_path / "r.jsonl"
     mod = _module(tmp_path, "def search(query, n):\n    return ['d1']\n")
     real_open = open

@@ -19,10 +19,12 @@ from ragauge.cli.options import parse_ks, write_output
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
-@click.option("--resamples", default=10_000, show_default=True, help="Bootstrap resamples and randomization permutations.")
+@click.option("--resamples", default=10_000, show_default=True,
+              help="Bootstrap resamples and randomization permutations.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap and randomization test.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+              show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, allow_different_golden: bool,

@@ -35,9 +35,9 @@ from ragauge.errors import InputError
 @click.option("--label", help='With --record: a note for this point, e.g. "re-index 2026-12".')
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
-                 on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None, doc_id_sep: str | None,
-                 doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int, no_color: bool,
-                 record: bool, history_path: Path, label: str | None) -> None:
+                 on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
+                 doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int,
+                 no_color: bool, record: bool, history_path: Path, label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
 
     Means are over answerable questions; no-answer questions (empty "relevant") are

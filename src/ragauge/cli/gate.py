@@ -57,8 +57,9 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
-def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None, fetch: int | None,
-                 doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, output: Path | None) -> None:
+def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
+                 fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str,
+                 output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -77,7 +78,8 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
-        raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken ({', '.join(o.kind for o in result.failures)})")
+        raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
+                          f"({', '.join(o.kind for o in result.failures)})")
 
 
 @click.group("baseline")
@@ -94,9 +96,9 @@ def baseline_group() -> None:
 @_run_options
 @click.option("--reason", help="Why these numbers are the new bar (required; recorded with your git identity).")
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
-def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
-                            fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None,
-                            reason: str | None, accept_drop: bool) -> None:
+def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
+                            config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
+                            doc_id_pattern: str | None, reason: str | None, accept_drop: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
@@ -115,4 +117,5 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
                              doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
-    click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}", err=True)
+    click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",
+               err=True)

@@ -24,7 +24,8 @@ def index_group() -> None:
 @click.option("--table", default="chunks", show_default=True, help="Table to create (schema.table works).")
 @click.option("--embedder", default="minilm", show_default=True,
               help="minilm (semantic; needs ragauge[dense]) or hash (lexical, no model; hash-N for N dimensions).")
-@click.option("--chunk-size", type=int, default=0, show_default=True, help="Words or characters per chunk; 0: whole documents.")
+@click.option("--chunk-size", type=int, default=0, show_default=True,
+              help="Words or characters per chunk; 0: whole documents.")
 @click.option("--chunk-overlap", type=int, default=0, show_default=True, help="Overlap between consecutive chunks.")
 @click.option("--chunk-unit", type=click.Choice(["words", "chars"]), default="words", show_default=True)
 @click.option("--index", "index_kind", type=click.Choice(["auto", "hnsw", "none"]), default="auto", show_default=True,

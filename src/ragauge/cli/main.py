@@ -49,7 +49,8 @@ class RagaugeGroup(click.Group):
         command: click.Command = getattr(import_module(module), attribute)
         return command
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if name in BATCH:
             tune_for_batch()  # before the command imports numpy

@@ -17,7 +17,8 @@ def parse_ks(text: str) -> list[int]:
     try:
         ks = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise InputError(f"-k takes positive integers separated by commas, got {text!r}", hint="e.g. -k 5 or -k 1,5,10") from None
+        raise InputError(f"-k takes positive integers separated by commas, got {text!r}",
+                         hint="e.g. -k 5 or -k 1,5,10") from None
     if not ks or min(ks) < 1 or max(ks) > MAX_CUTOFF:
         raise InputError(f"-k takes integers from 1 to {MAX_CUTOFF:,}, got {text!r}", hint="e.g. -k 5 or -k 1,5,10")
     return sorted(dict.fromkeys(ks))

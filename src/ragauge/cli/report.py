@@ -22,7 +22,8 @@ def report_options(func: F) -> F:
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                      help="text for a terminal, markdown for a PR comment or $GITHUB_STEP_SUMMARY, html for a "
                           "self-contained page, junit for CI test listings, json to keep (and re-render later)."),
-        click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout."),
+        click.option("-o", "--output", type=click.Path(path_type=Path),
+                     help="Write the report here instead of stdout."),
         click.option("--worst", default=15, show_default=True, type=click.IntRange(min=0),
                      help="How many of the worst questions to show (text, markdown)."),
         click.option("--no-color", is_flag=True, help="No colour in the text report (also: the NO_COLOR variable)."),

@@ -59,7 +59,8 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
 @click.command("run")
 @click.argument("golden", type=click.Path(path_type=Path))
 @click.option("--retriever", "spec", required=True,
-              help="bm25:PATH, dense:PATH, hybrid:PATH, pgvector:DSN, http(s)://URL, cmd:COMMAND, python:module:function")
+              help="bm25:PATH, dense:PATH, hybrid:PATH, pgvector:DSN, http(s)://URL, cmd:COMMAND, "
+                   "python:module:function")
 @retriever_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Run file to write (JSONL).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: finished questions are not called again.")

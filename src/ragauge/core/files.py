@@ -28,7 +28,8 @@ def read_input(path: str | Path, what: str) -> bytes:
     except FileNotFoundError:
         raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
     except IsADirectoryError:
-        raise InputError(f"expected a {what} file, found a folder", where=str(path), hint="name the file itself") from None
+        raise InputError(f"expected a {what} file, found a folder", where=str(path),
+                         hint="name the file itself") from None
     except MemoryError:
         raise InputError(f"{what} file is too large to read into memory", where=str(path)) from None
     except OSError as exc:

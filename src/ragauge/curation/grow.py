@@ -19,8 +19,8 @@ fatal (a log being written often ends in a partial line).
 **Duplicates** are those of ``ragauge.curation.similarity`` (the rule ``golden validate`` applies):
 equal normalised text, or a Jaccard similarity of the normalised word sets of at least 0.8: the
 same words in another order, one word added or dropped among five or more, one replaced among nine
-or more; "E-301" and "E-302" stay apart. Candidates are compared with the golden set (and any other question files given, such as
-pending candidates) and with each other; the first occurrence is kept and counts the others in
+or more; "E-301" and "E-302" stay apart. Candidates are compared with the golden set (and any other question files
+given, such as pending candidates) and with each other; the first occurrence is kept and counts the others in
 ``seen``.
 """
 
@@ -345,7 +345,8 @@ def reviewed_entry(obj: Mapping[str, Any], loc: str) -> dict[str, Any] | None:
     no_answer = obj.get("no_answer") is True
     empty = not obj["relevant"] if isinstance(obj["relevant"], (list, dict)) else False
     if empty and not no_answer:
-        raise InputError("'relevant' is empty but the candidate is not marked \"no_answer\": true", where=loc, hint=hint)
+        raise InputError("'relevant' is empty but the candidate is not marked \"no_answer\": true", where=loc,
+                         hint=hint)
     if no_answer and not empty:
         raise InputError("\"no_answer\": true but 'relevant' lists documents", where=loc,
                          hint='remove "no_answer" or empty "relevant"')

@@ -200,7 +200,8 @@ def _question_findings(queries: Sequence[GoldenQuery]) -> list[Finding]:
             first = seen[key]
             findings.append(Finding("warning", "duplicate-question",
                                     f"question {q.id!r} repeats {first.id!r} (line {first.line})", q.line,
-                                    (first.id, q.id), "keep one of them: a repeated question counts twice in every mean"))
+                                    (first.id, q.id),
+                                    "keep one of them: a repeated question counts twice in every mean"))
             continue
         seen[key] = q
         texts.append(q.query)
@@ -222,7 +223,8 @@ def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) 
         if chunks:
             findings.append(Finding("warning", "chunk-id",
                                     f"question {q.id!r}: relevant id{'s' if len(chunks) > 1 else ''} "
-                                    f"{', '.join(map(repr, chunks))} look{'' if len(chunks) > 1 else 's'} like a chunk id",
+                                    f"{', '.join(map(repr, chunks))} look{'' if len(chunks) > 1 else 's'} "
+                                    "like a chunk id",
                                     q.line, (q.id,), CHUNK_HINT))
         if documents is not None:
             stale = [d for d in q.relevant if not in_index(d, documents)]

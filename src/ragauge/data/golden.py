@@ -117,7 +117,8 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
                              hint='each line needs "id", "query" and "relevant"')
     qid, query = obj["id"], obj["query"]
     if not isinstance(qid, str) or not qid:
-        raise InputError(f"'id' must be a non-empty string, got {qid!r}", where=loc, hint='write ids as strings: "id": "q42"')
+        raise InputError(f"'id' must be a non-empty string, got {qid!r}", where=loc,
+                         hint='write ids as strings: "id": "q42"')
     if not isinstance(query, str):
         raise InputError(f"'query' must be a string, got {type(query).__name__}", where=loc)
     if "relevant" not in obj:

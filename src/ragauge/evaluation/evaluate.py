@@ -65,8 +65,8 @@ def evaluate_run(
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
-    return score_run(as_golden(golden), as_run(run), EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error,
-                                              known_documents))
+    return score_run(as_golden(golden), as_run(run),
+                     EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents))
 
 
 @dataclass

@@ -39,7 +39,7 @@ def is_result_file(path: str | Path) -> bool:
     return head.startswith(b"{") and b'"ragauge_result"' in head
 
 
-def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options: EvalOptions = EvalOptions(), *,
+def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options: EvalOptions | None = None, *,
                        run_format: str = "auto") -> Evaluation:
     """A saved result as is, or the run at ``path`` scored against ``golden_path``."""
     if is_result_file(path):
@@ -51,4 +51,6 @@ def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
 
+    if options is None:
+        options = EvalOptions()
     return score_run(load_golden(golden_path), read_run(path, run_format), options)

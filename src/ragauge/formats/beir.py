@@ -28,14 +28,16 @@ def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
         if number == 1 and parts[0].lower() in ("query-id", "query_id", "qid"):
             continue
         if len(parts) < 3:
-            raise InputError(f"expected query-id, corpus-id, score; found {len(parts)} field(s)", where=where(path, number))
+            raise InputError(f"expected query-id, corpus-id, score; found {len(parts)} field(s)",
+                             where=where(path, number))
         try:
             grade = check_number(float(parts[2]), "score", GRADE, where=where(path, number))
         except ValueError:
             raise InputError(f"score must be a number, got {parts[2]!r}", where=where(path, number)) from None
         docs = out.setdefault(parts[0], {})
         if parts[1] in docs:
-            raise InputError(f"duplicate judgement for query {parts[0]!r}, document {parts[1]!r}", where=where(path, number))
+            raise InputError(f"duplicate judgement for query {parts[0]!r}, document {parts[1]!r}",
+                             where=where(path, number))
         docs[parts[1]] = int(grade) if grade.is_integer() else grade
     return out
 

@@ -118,7 +118,8 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
     changed = contract_differences(contract, baseline.contract)
     if changed:
         return GateResult([RuleOutcome("contract", "the metric contract is the baseline's", False,
-                                       f"{', '.join(changed)} differ from the baseline's; use the same options or {renew}")],
+                                       f"{', '.join(changed)} differ from the baseline's; "
+                                       f"use the same options or {renew}")],
                           meta)
     outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
     outcomes += [_floor_rule(t, m, f, evaluation) for t, fl in rules.tag_floors.items() for m, f in fl.items()]

@@ -91,9 +91,9 @@ def build_series(entries: Sequence[Entry], metrics: Sequence[str] | None = None,
     for m in wanted:
         if m not in known:
             raise InputError(f"no recorded evaluation has {m}", hint=f"recorded metrics: {', '.join(known) or 'none'}")
-    for t in tags or ():
-        if t not in known_tags:
-            raise InputError(f"no recorded evaluation has the tag {t!r}",
+    for name in tags or ():
+        if name not in known_tags:
+            raise InputError(f"no recorded evaluation has the tag {name!r}",
                              hint=f"recorded tags: {', '.join(known_tags) or 'none'}")
     scopes: list[str | None] = [None, *(tags if tags else known_tags)]
     out = []
@@ -190,7 +190,8 @@ def flip_metric(a: Entry, b: Entry, metric: str | None = None) -> str:
     if metric is not None:
         name = (canonical_metrics([metric]) or [metric])[0]
         if name not in common:
-            raise InputError(f"{name} is not recorded in both evaluations", hint=f"in both: {', '.join(common) or 'none'}")
+            raise InputError(f"{name} is not recorded in both evaluations",
+                             hint=f"in both: {', '.join(common) or 'none'}")
         return name
     from ragauge.metrics.spec import parse_metric
 

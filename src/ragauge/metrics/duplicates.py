@@ -104,7 +104,8 @@ def _by_width(lengths: np.ndarray, many: np.ndarray) -> list[tuple[np.ndarray, i
     return [(np.flatnonzero(many & (width_class == c)), 1 << c) for c in np.unique(width_class[many]).tolist()]
 
 
-def _block(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray | None]:
+def _block(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+           width: int) -> tuple[np.ndarray, np.ndarray | None]:
     """The segments as rows of a ``width``-wide array (padded with the largest value), and
     which neighbouring pairs of a sorted row are both real values (None: all are)."""
     if np.all(lengths == width):

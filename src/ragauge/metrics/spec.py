@@ -57,7 +57,8 @@ def parse_metric(text: str) -> MetricSpec:
     k: int | None = None
     if raw_k is not None:
         if not _CUTOFF.fullmatch(raw_k) or not 1 <= int(raw_k) <= MAX_CUTOFF:
-            raise InputError(f"the cutoff in {text!r} must be an integer from 1 to {MAX_CUTOFF:,}", hint=f"e.g. {name}@10")
+            raise InputError(f"the cutoff in {text!r} must be an integer from 1 to {MAX_CUTOFF:,}",
+                             hint=f"e.g. {name}@10")
         k = int(raw_k)
     if k is None and family.cutoff == "required":
         raise InputError(f"metric {name!r} needs a cutoff", hint=f"write {name}@k, e.g. {name}@10")

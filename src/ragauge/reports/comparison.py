@@ -59,7 +59,8 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
                  *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics)] for tag, d in c.by_tag.items()]
         out += text_table(["tag", "n", *map(t, metrics)], rows)
     if c.worse_queries:
-        out += ["", f"{len(c.worse_queries)} question(s) got worse" + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
+        out += ["", f"{len(c.worse_queries)} question(s) got worse"
+                + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
         for q in c.worse_queries[:worse]:
             drops = ", ".join(f"{t(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
             out.append(f"  {t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"

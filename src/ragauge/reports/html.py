@@ -134,7 +134,8 @@ def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
              for m in evaluation.metrics]
     cards.append({"label": "answerable questions", "value": str(counts.get("answerable", len(evaluation.queries))),
                   "unit": "", "kind": "count"})
-    for key, label in (("no_answer", "no-answer (apart)"), ("missing", "missing from run"), ("errors", "retriever errors")):
+    for key, label in (("no_answer", "no-answer (apart)"), ("missing", "missing from run"),
+                       ("errors", "retriever errors")):
         if counts.get(key) or key == "no_answer":
             cards.append({"label": label, "value": str(counts.get(key, 0)), "unit": "",
                           "kind": "count" if key == "no_answer" else "bad"})

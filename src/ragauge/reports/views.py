@@ -83,7 +83,8 @@ def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) 
             values = np.asarray([q.values.get(m, 0.0) for q in qs], dtype=np.float64)
             if len(values):
                 ci[m] = bootstrap_ci(values, confidence=CONFIDENCE, resamples=TAG_RESAMPLES, seed=0)
-        rows.append(TagRow(tag, int(vals.get("n", len(qs))), {m: float(vals.get(m, 0.0)) for m in evaluation.metrics}, ci))
+        rows.append(TagRow(tag, int(vals.get("n", len(qs))),
+                           {m: float(vals.get(m, 0.0)) for m in evaluation.metrics}, ci))
     return rows
 
 

@@ -53,7 +53,8 @@ class CommandRetriever(RetrieverBase):
         except ValueError as exc:  # not JSON, or NaN/Infinity, which are not JSON numbers
             raise InputError(f"the command printed something that is not JSON ({exc}): "
                              f"{self._shown(done.stdout)[:200]!r}",
-                             hint="print a JSON list of hits, e.g. [\"doc-1\", {\"doc_id\": \"doc-2\", \"score\": 0.5}]") from None
+                             hint="print a JSON list of hits, e.g. "
+                                  "[\"doc-1\", {\"doc_id\": \"doc-2\", \"score\": 0.5}]") from None
         return Retrieved(coerce_hits(raw, self.options.doc_id_key))
 
     def describe(self) -> dict[str, Any]:

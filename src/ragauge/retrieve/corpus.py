@@ -190,7 +190,8 @@ def corpus_spec(spec: str, extra: Mapping[str, str], known: Set[str]) -> tuple[P
         raise InputError(f"{scheme}: needs a corpus path", hint=f"e.g. --retriever {scheme}:corpus.jsonl")
     path = Path(target)
     if not path.exists():
-        raise InputError("corpus not found", where=target, hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
+        raise InputError("corpus not found", where=target,
+                         hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
     options = {**extra, **query}
     unknown = set(options) - known
     if unknown:

@@ -116,9 +116,11 @@ class HttpRetriever(RetrieverBase):
             else:
                 response = self.client.request(self.method, self.url, json=payload, headers=headers)
         except httpx.ConnectError as exc:
-            raise RetryableError(f"cannot connect to {self.spec} ({exc}): is the server running and the URL right?") from None
+            raise RetryableError(f"cannot connect to {self.spec} ({exc}): "
+                                 "is the server running and the URL right?") from None
         except httpx.TimeoutException:
-            raise RetryableError(f"{self.spec} did not answer within {self.options.timeout:g} s (raise --timeout?)") from None
+            raise RetryableError(f"{self.spec} did not answer within {self.options.timeout:g} s "
+                                 "(raise --timeout?)") from None
         except httpx.TransportError as exc:
             raise RetryableError(f"transport error talking to {self.spec}: {exc}") from None
         status = response.status_code

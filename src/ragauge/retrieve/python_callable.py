@@ -61,7 +61,8 @@ def load_callable(target: str) -> Callable[..., Any]:
     except (Exception, SystemExit) as exc:  # the module raised while it was imported
         where = _where_in(exc, module_name)
         raise InputError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}{where}",
-                         hint=f"fix the module; python -c 'import {Path(module_name).stem}' shows the traceback") from None
+                         hint=f"fix the module; python -c 'import {Path(module_name).stem}' "
+                              "shows the traceback") from None
     fn: Callable[..., Any] | None = getattr(module, attr, None)
     if not callable(fn):
         raise InputError(f"{module_name!r} has no callable {attr!r}")

@@ -90,7 +90,8 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
                             progress(len(batch))
                 built = "hnsw" if index == "hnsw" or (index == "auto" and len(passages) >= 100_000) else None
                 if built:
-                    conn.execute(sql.SQL("CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops)").format(table_sql))
+                    conn.execute(sql.SQL("CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops)").format(
+                        table_sql))
                 meta = {"embedder": name, "dim": embedder.dim, "format": 1}
                 conn.execute(sql.SQL("COMMENT ON TABLE {} IS {}").format(
                     table_sql, sql.Literal(COMMENT_PREFIX + json.dumps(meta, sort_keys=True))))

@@ -39,7 +39,8 @@ class PgvectorRetriever:
             except psycopg.Error as exc:
                 raise final_error(classify(exc, target)) from None
         name = target.embedder or self.info.embedder or DEFAULT_EMBEDDER
-        if target.embedder and self.info.embedder and canonical_name(target.embedder) != canonical_name(self.info.embedder):
+        if (target.embedder and self.info.embedder
+                and canonical_name(target.embedder) != canonical_name(self.info.embedder)):
             raise InputError(f"pgvector {target.shown}: table {target.table!r} was loaded with the "
                              f"{self.info.embedder!r} embedder, the spec asks for {target.embedder!r}",
                              hint=f"drop ?embedder= or use embedder={self.info.embedder}")
@@ -112,7 +113,8 @@ class PgvectorRetriever:
                         "chr(30) ORDER BY {d}, {c}), '')) FROM {t}").format(
             d=sql.Identifier(self.target.doc_id), c=chunk, t=ident(self.target.table))
         count, digest = self._scalar(query)[0]
-        return content_hash({"rows": count, "ids_md5": digest, "embedder": self.embedder_name, "dim": self.embedder.dim})
+        return content_hash({"rows": count, "ids_md5": digest, "embedder": self.embedder_name,
+                             "dim": self.embedder.dim})
 
     def close(self) -> None:
         self._conns.close()
