@@ -22,7 +22,8 @@ Kernel = Callable[[Rankings, "int | None"], np.ndarray]
 
 @dataclass(frozen=True)
 class MetricFamily:
-    """A metric family: its kernel, whether it takes a cutoff, and its trec_eval name."""
+    """A metric family: its kernel, whether it takes a cutoff, its trec_eval name as documented
+    (``trec_eval``) and the trec_eval measures computed with its kernel (``trec_measures``)."""
 
     name: str
     kernel: Kernel
@@ -30,6 +31,7 @@ class MetricFamily:
     summary: str
     formula: str
     trec_eval: str
+    trec_measures: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -40,19 +42,21 @@ METRICS: dict[str, MetricFamily] = {
     f.name: f
     for f in (
         MetricFamily("hit", hit, "required", "any relevant document in the top k (0 or 1)",
-                     "1 if \\|rel ∩ top k\\| > 0 else 0", "success_k"),
+                     "1 if \\|rel ∩ top k\\| > 0 else 0", "success_k", ("success",)),
         MetricFamily("recall", recall, "required", "share of the relevant documents found in the top k",
-                     "\\|rel ∩ top k\\| / \\|rel\\|", "recall_k"),
+                     "\\|rel ∩ top k\\| / \\|rel\\|", "recall_k", ("recall",)),
         MetricFamily("precision", precision, "required", "share of the top k that is relevant",
-                     "\\|rel ∩ top k\\| / k", "P_k"),
+                     "\\|rel ∩ top k\\| / k", "P_k", ("P",)),
         MetricFamily("mrr", reciprocal_rank, "optional", "reciprocal rank of the first relevant document",
-                     "1 / rank of first relevant (0 if none, or none within k)", "recip_rank"),
+                     "1 / rank of first relevant (0 if none, or none within k)", "recip_rank", ("recip_rank",)),
         MetricFamily("ndcg", ndcg, "optional", "graded gain discounted by rank, normalized by the ideal",
-                     "Σ gain_i / log2(i+1) over i ≤ k, divided by the same for the ideal order", "ndcg / ndcg_cut_k"),
+                     "Σ gain_i / log2(i+1) over i ≤ k, divided by the same for the ideal order", "ndcg / ndcg_cut_k",
+                     ("ndcg", "ndcg_cut")),
         MetricFamily("map", average_precision, "optional", "mean precision at each relevant document",
-                     "Σ precision@i over relevant i ≤ k, divided by \\|rel\\|", "map / map_cut_k"),
+                     "Σ precision@i over relevant i ≤ k, divided by \\|rel\\|", "map / map_cut_k",
+                     ("map", "gm_map", "map_cut")),
         MetricFamily("rprec", r_precision, "none", "precision at rank R, R = number of relevant documents",
-                     "\\|rel ∩ top R\\| / R", "Rprec"),
+                     "\\|rel ∩ top R\\| / R", "Rprec", ("Rprec",)),
     )
 }
 

@@ -8,14 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragauge.errors import InputError
-from ragauge.metrics.ap import average_precision
-from ragauge.metrics.hit import hit
-from ragauge.metrics.ndcg import ndcg
-from ragauge.metrics.precision import precision
 from ragauge.metrics.rankings import Rankings
-from ragauge.metrics.recall import recall
-from ragauge.metrics.rprec import r_precision
-from ragauge.metrics.rr import reciprocal_rank
+from ragauge.metrics.registry import METRICS
 
 STANDARD_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -43,24 +37,27 @@ def _num_rel_ret(r: Rankings, k: int | None) -> np.ndarray:
     return r.count_rel_within(None)
 
 
-# In trec_eval's own table order: output follows this order whatever the order of -m flags.
-MEASURES: tuple[TrecMeasure, ...] = (
-    TrecMeasure("runid", "runid"),
-    TrecMeasure("num_q", "num_q"),
-    TrecMeasure("num_ret", "count", compute=_num_ret),
-    TrecMeasure("num_rel", "count", compute=_num_rel),
-    TrecMeasure("num_rel_ret", "count", compute=_num_rel_ret),
-    TrecMeasure("map", "mean", compute=average_precision),
-    TrecMeasure("gm_map", "gm", compute=average_precision),
-    TrecMeasure("Rprec", "mean", compute=r_precision),
-    TrecMeasure("recip_rank", "mean", compute=reciprocal_rank),
-    TrecMeasure("P", "mean", STANDARD_CUTOFFS, precision),
-    TrecMeasure("recall", "mean", STANDARD_CUTOFFS, recall),
-    TrecMeasure("ndcg", "mean", compute=ndcg),
-    TrecMeasure("ndcg_cut", "mean", STANDARD_CUTOFFS, ndcg),
-    TrecMeasure("map_cut", "mean", STANDARD_CUTOFFS, average_precision),
-    TrecMeasure("success", "mean", (1, 5, 10), hit),
+def _kernels() -> dict[str, Callable[[Rankings, int | None], np.ndarray]]:
+    """trec_eval measure name -> kernel: the counts here, every other from the metric registry."""
+    kernels: dict[str, Callable[[Rankings, int | None], np.ndarray]] = {
+        "num_ret": _num_ret, "num_rel": _num_rel, "num_rel_ret": _num_rel_ret}
+    for family in METRICS.values():
+        kernels.update((name, family.kernel) for name in family.trec_measures)
+    return kernels
+
+
+# trec_eval's output: name, how it is summarized, default cutoffs, in trec_eval's own table order
+# (output follows this order whatever the order of -m flags). The kernels come from the registry.
+_TABLE: tuple[tuple[str, str, tuple[int, ...] | None], ...] = (
+    ("runid", "runid", None), ("num_q", "num_q", None), ("num_ret", "count", None), ("num_rel", "count", None),
+    ("num_rel_ret", "count", None), ("map", "mean", None), ("gm_map", "gm", None), ("Rprec", "mean", None),
+    ("recip_rank", "mean", None), ("P", "mean", STANDARD_CUTOFFS), ("recall", "mean", STANDARD_CUTOFFS),
+    ("ndcg", "mean", None), ("ndcg_cut", "mean", STANDARD_CUTOFFS), ("map_cut", "mean", STANDARD_CUTOFFS),
+    ("success", "mean", (1, 5, 10)),
 )
+_KERNELS = _kernels()
+MEASURES: tuple[TrecMeasure, ...] = tuple(TrecMeasure(name, kind, cutoffs, _KERNELS.get(name))
+                                          for name, kind, cutoffs in _TABLE)
 BY_NAME = {m.name: m for m in MEASURES}
 
 # trec_eval's sets, restricted to the measures above; the rest is listed as not supported.
