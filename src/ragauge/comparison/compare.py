@@ -118,8 +118,8 @@ def compare(
     pairs = [(bq[i], nq[i]) for i in ids]
 
     def arrays(subset: list[tuple[QueryScore, QueryScore]], m: str) -> tuple[np.ndarray, np.ndarray]:
-        return (np.array([b.values[m] for b, _ in subset], dtype=np.float64),
-                np.array([n.values[m] for _, n in subset], dtype=np.float64))
+        ids = [b.id for b, _ in subset]
+        return base.column(m, ids), new.column(m, ids)
 
     overall = {m: _delta(*arrays(pairs, m), resamples, seed) for m in names}
     groups = group_by_tag(pairs, lambda pair: pair[0].tags)

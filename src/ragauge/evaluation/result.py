@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
+
+import numpy as np
 
 RESULT_VERSION = 1
 
@@ -102,6 +106,24 @@ class Evaluation:
     no_answer: dict[str, Any]
     warnings: tuple[str, ...]
     meta: dict[str, Any]
+
+    @cached_property
+    def _columns(self) -> dict[str, np.ndarray]:
+        return {m: np.fromiter((q.values.get(m, np.nan) for q in self.queries), dtype=np.float64,
+                               count=len(self.queries)) for m in self.metrics}
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Question id -> its row in ``queries`` (answerable questions, golden order)."""
+        return {q.id: i for i, q in enumerate(self.queries)}
+
+    def column(self, metric: str, ids: Sequence[str] | None = None) -> np.ndarray:
+        """The per-question values of ``metric`` as a float64 array: every answerable question in
+        order, or the questions ``ids`` (KeyError for an id that is not one)."""
+        values = self._columns[metric]
+        if ids is None:
+            return values
+        return values[np.fromiter((self.positions[i] for i in ids), dtype=np.int64, count=len(ids))]
 
     def to_dict(self) -> dict[str, Any]:
         return {

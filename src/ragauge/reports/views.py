@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.evaluation.tags import group_by_tag
 
 WORST = 15
 SMALL_TAG = 5            # a tag with fewer answerable questions is flagged: too few to mean much
@@ -66,21 +67,17 @@ class TagRow:
 def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) -> list[TagRow]:
     """The per-tag table in the result's order (weakest first), with a seeded percentile bootstrap
     interval (95%) of the mean for each metric in ``ci_metrics`` (default: the first metric only)."""
-    import numpy as np
 
     from ragauge.stats.bootstrap import bootstrap_ci
 
     wanted = evaluation.metrics[:1] if ci_metrics is None else ci_metrics
-    members: dict[str, list[QueryScore]] = {}
-    for q in evaluation.queries:
-        for tag in q.tags:
-            members.setdefault(tag, []).append(q)
+    members = group_by_tag(evaluation.queries)
     rows = []
     for tag, vals in evaluation.by_tag.items():
         qs = members.get(tag, [])
         ci = {}
         for m in wanted:
-            values = np.asarray([q.values.get(m, 0.0) for q in qs], dtype=np.float64)
+            values = evaluation.column(m, [q.id for q in qs])
             if len(values):
                 ci[m] = bootstrap_ci(values, confidence=CONFIDENCE, resamples=TAG_RESAMPLES, seed=0)
         rows.append(TagRow(tag, int(vals.get("n", len(qs))),
