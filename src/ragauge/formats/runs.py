@@ -49,14 +49,21 @@ def read_run_jsonl(path: str | Path) -> Run:
     return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
 
 
+def run_line(item: QueryResult | Mapping[str, Any]) -> str:
+    """One line of a JSONL run file, newline included: a question's answer, or the ``_meta`` header
+    for a mapping. The one encoder of run lines (``write_run_jsonl`` and ``ragauge run`` use it)."""
+    obj = {"_meta": dict(item)} if isinstance(item, Mapping) else item.to_dict()
+    return dumps(obj) + "\n"
+
+
 def write_run_jsonl(run: Run | Iterable[QueryResult], path: str | Path) -> None:
     """Write a run as JSONL, one query a line, replacing ``path`` atomically."""
     results = run.results() if isinstance(run, Run) else run
     with atomic_writer(path, what="run") as fh:
         if isinstance(run, Run) and run.meta:
-            fh.write(dumps({"_meta": dict(run.meta)}) + "\n")
+            fh.write(run_line(run.meta))
         for r in results:
-            fh.write(dumps(r.to_dict()) + "\n")
+            fh.write(run_line(r))
 
 
 def read_run(path: str | Path, format: str = "auto") -> Run:

@@ -23,7 +23,7 @@ from ragauge.core.numbers import COUNT, NON_NEGATIVE, Range, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError, RagaugeError
-from ragauge.formats.runs import read_run_jsonl
+from ragauge.formats.runs import read_run_jsonl, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetryableError, check_answer
 from ragauge.retrieve.resume import check_resumable, identity
@@ -157,7 +157,7 @@ class _Lines:
             raise write_error(path, exc, "run") from None
 
     def write(self, result: QueryResult) -> None:
-        data = (dumps(result.to_dict()) + "\n").encode("utf-8")
+        data = run_line(result).encode("utf-8")
         start = self.fh.tell()
         try:
             self.fh.write(data)
@@ -212,9 +212,9 @@ def run_retriever(
     lines: _Lines | None = None
     if output is not None:
         with atomic_writer(output, what="run") as fh:  # header + kept results, swapped in at once
-            fh.write(dumps({"_meta": meta}) + "\n")
+            fh.write(run_line(meta))
             for r in done:
-                fh.write(dumps(r.to_dict()) + "\n")
+                fh.write(run_line(r))
         lines = _Lines(output)
     results = list(done)
     fresh: list[QueryResult] = []
