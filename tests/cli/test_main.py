@@ -29,3 +29,13 @@ def test_batch_commands_tune_the_process(monkeypatch: pytest.MonkeyPatch) -> Non
                                       str(DATA / "trec_eval" / "results.test"), "-m", "map"])
     assert result.exit_code == 0, result.output
     assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
+
+
+def test_error_messages_cannot_put_control_sequences_on_the_terminal(tmp_path: Path) -> None:
+    """A crafted path (or id) in an error message cannot clear the line and fake a 'gate PASSED'."""
+    crafted = tmp_path / "x\x1b[2K\rgate PASSED\n.jsonl"
+    result = CliRunner().invoke(cli, ["eval", str(crafted), "--run", str(crafted)])
+    assert result.exit_code == 2
+    assert "\x1b" not in result.output and "\r" not in result.output
+    assert "\\x1b[2K\\rgate PASSED\\n.jsonl" in result.output
+    assert result.output.count("\n") == 2  # the message and its hint, nothing more

@@ -62,7 +62,7 @@ class RagaugeGroup(click.Group):
         except RagaugeError as exc:
             if ctx.params.get("debug"):
                 raise
-            click.echo(f"error: {redact(str(exc))}", err=True)
+            click.echo(f"error: {_shown(exc)}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:  # a second Ctrl-C, or one outside a run's own handling
             if ctx.params.get("debug"):
@@ -83,6 +83,18 @@ class RagaugeGroup(click.Group):
                 raise
             click.echo(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), err=True)
             ctx.exit(2)
+
+
+def _shown(exc: RagaugeError) -> str:
+    """An error as the terminal gets it: where, what and the hint, each with its secrets redacted
+    and escaped, so text quoted in it (a path, an id) cannot start a line or send a control sequence."""
+    from ragauge.core.escape import terminal
+
+    def clean(text: str) -> str:
+        return terminal(redact(text))
+
+    text = f"{clean(exc.where)}: {clean(exc.message)}" if exc.where else clean(exc.message)
+    return text + (f"\n  hint: {clean(exc.hint)}" if exc.hint else "")
 
 
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO}
