@@ -77,6 +77,8 @@ def test_bad_numbers_in_the_rules_are_refused_with_the_line(toml: str, tmp_path:
     (lambda d: d.pop("metrics"), "baseline field 'metrics' is missing"),
     (lambda d: d.pop("golden_hash"), "baseline field 'golden_hash' is missing"),
     (lambda d: d.update({"queries": []}), "baseline field 'queries' must be an object"),
+    (lambda d: d["metrics"].update({"mrr": -0.5}), "baseline value metrics.mrr must be a finite number in [0, 1]"),
+    (lambda d: d["metrics"].update({"mrr": 5.0}), "baseline value metrics.mrr must be a finite number in [0, 1]"),
 ])
 def test_bad_baselines_are_refused(edit, message: str, baseline: Path, bad_run: Path) -> None:
     data = json.loads(baseline.read_text(encoding="utf-8"))

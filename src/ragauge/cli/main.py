@@ -122,5 +122,16 @@ def cli(debug: bool) -> None:
 
 
 def main() -> None:
-    """Console entry point."""
-    cli.main(prog_name="ragauge")
+    """Console entry point. Output that cannot be written even before a command runs (``--help``
+    into a full disk or a closed pipe) ends with one message, not a traceback."""
+    try:
+        cli.main(prog_name="ragauge")
+    except BrokenPipeError:
+        _silence_stdout()
+        raise SystemExit(141) from None
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRORS:
+            raise
+        _silence_stdout()
+        sys.stderr.write(f"error: cannot write: {exc.strerror or exc}\n")
+        raise SystemExit(2) from None

@@ -56,6 +56,13 @@ def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: b
     if fmt == "text":
         options.update(terminal_style(output, no_color))
     write_output(render(evaluation, fmt, **options), output)
+    if fmt != "text" or output is not None:  # the report may sit in a file: say loudly what misleads
+        from ragauge.core.escape import terminal
+        from ragauge.evaluation.diagnose import LOUD
+
+        for warning in evaluation.warnings:
+            if warning.startswith(LOUD):
+                click.echo(terminal(warning), err=True)
 
 
 def load_result(path: Path) -> Any:

@@ -28,9 +28,12 @@ def trec_eval_command(qrels: Path, run: Path, per_query: bool, complete: bool, m
     Example:
       ragauge trec-eval qrels.txt run.txt -q -m map -m ndcg_cut.10
     """
+    from ragauge.core.escape import terminal
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
     result = trec_eval(qrels, run, TrecEvalOptions(list(measures), per_query, complete, max_docs, rel_level))
     if result.unsupported:
         click.echo(f"ragauge trec-eval: not computed here: {', '.join(result.unsupported)}", err=True)
     click.echo("".join(result.lines), nl=False)
+    for note in result.notes:
+        click.echo(f"ragauge trec-eval: note: {terminal(note)}", err=True)

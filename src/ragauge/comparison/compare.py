@@ -100,7 +100,7 @@ def compare(
     alpha = check_number(alpha, "alpha", PROBABILITY)
     resamples = int(check_number(resamples, "resamples", COUNT))
     seed = int(check_number(seed, "seed", Range(0, integer=True)))
-    names_given = [str(s) for s in parse_metrics(metrics)] if metrics else None
+    names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
     metrics = names_given

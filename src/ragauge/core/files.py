@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -24,6 +25,8 @@ def read_input(path: str | Path, what: str) -> bytes:
     it should be) when it is missing, a folder, or unreadable."""
     path = Path(path)
     try:
+        if is_device(path):  # /dev/zero, /dev/full: reading never ends
+            raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
@@ -50,12 +53,37 @@ def write_error(path: str | Path, exc: OSError, what: str = "output") -> InputEr
     return InputError(f"cannot write {what}: {reason}", where=str(path), hint=hint)
 
 
+def is_device(path: Path) -> bool:
+    """True for a character or block device (``/dev/full``, ``/dev/tty``)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+
+
+@contextlib.contextmanager
+def _direct_writer(path: Path, what: str, mode: str) -> Iterator[IO[Any]]:
+    """Write straight into ``path``: a device or a pipe (``/dev/stdout``) cannot be replaced."""
+    try:
+        with (open(path, "wb") if "b" in mode else open(path, "w", encoding="utf-8")) as fh:
+            yield fh
+    except OSError as exc:
+        raise write_error(path, exc, what) from None
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") -> Iterator[IO[Any]]:
     """A text handle whose content replaces ``path`` only when the ``with`` block ends without
     an exception; otherwise ``path`` is untouched and no temporary file is left. ``mode`` "w"
     is UTF-8 text, "wb" bytes."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"cannot write {what}: a folder is in the way", where=str(path), hint="name a file")
+    if path.exists() and not path.is_file():  # a device or a pipe: written in place, never replaced
+        with _direct_writer(path, what, mode) as fh:
+            yield fh
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")

@@ -51,7 +51,12 @@ def coerce_hit(item: Any, doc_id_key: str | None = None, score: Any = None) -> H
 def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
     """Hits from a retriever's return value (a list of anything ``coerce_hit`` reads, or a mapping
     with a ``hits`` list)."""
-    if isinstance(raw, Mapping) and "hits" in raw:
+    if isinstance(raw, Mapping):
+        if "hits" not in raw:  # iterating it would read its keys as document ids
+            keys = ", ".join(repr(k) for k in list(raw)[:5])
+            raise InputError(f"the retriever returned an object without a 'hits' list (keys: {keys})",
+                             hint="return a list of hits or {\"hits\": [...]}; for an HTTP retriever name where the "
+                                  "hits are with hits_path in [retriever.http]")
         raw = raw["hits"]
     if raw is None:
         return ()

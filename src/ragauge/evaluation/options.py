@@ -33,7 +33,7 @@ class EvalOptions:
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""
-        if self.metrics:
+        if self.metrics is not None:  # an empty list is an error, not the defaults
             if isinstance(self.metrics, str):
                 return parse_metrics(self.metrics)
             return tuple(dict.fromkeys(m if isinstance(m, MetricSpec) else parse_metrics(m)[0] for m in self.metrics))

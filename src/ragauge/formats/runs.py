@@ -29,7 +29,12 @@ def read_run_jsonl(path: str | Path) -> Run:
     for number, obj in read_jsonl(path, what="run"):
         loc = where(path, number)
         if "_meta" in obj and "id" not in obj:
-            meta.update(obj["_meta"] if isinstance(obj["_meta"], dict) else {})
+            if results or meta:
+                raise InputError("a '_meta' line after the first line", where=loc,
+                                 hint="a run file has one '_meta' line, first: is this two run files joined?")
+            if not isinstance(obj["_meta"], dict):
+                raise InputError("'_meta' must be an object", where=loc)
+            meta.update(obj["_meta"])
             continue
         qid = obj.get("id")
         if not isinstance(qid, str) or not qid:

@@ -12,7 +12,7 @@ from ragauge._version import __version__
 from ragauge.core.files import append_line, atomic_writer
 from ragauge.core.gitinfo import git
 from ragauge.core.jsonl import dumps, read_json
-from ragauge.core.numbers import check_number
+from ragauge.core.numbers import COUNT, UNIT, check_number
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.gating.config import GateRules
@@ -78,7 +78,8 @@ def read_baseline(path: Path) -> Baseline:
         for name, value in table.items():
             if name == "first_relevant_rank" and value is None:
                 continue
-            check_number(value, f"baseline value {what}.{name}", where=where, hint=hint)
+            allowed = COUNT if name in ("first_relevant_rank", "n") else UNIT  # every metric is in [0, 1]
+            check_number(value, f"baseline value {what}.{name}", allowed, where=where, hint=hint)
 
     need("golden_hash", str)
     need("contract", dict)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of
@@ -108,7 +109,8 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
     numbers would not be comparable, so the baseline must be renewed explicitly."""
     meta = {"baseline": str(baseline.path), "baseline_created": baseline.data.get("created"),
             "baseline_reason": baseline.data.get("reason"), "rules": rules.to_dict(),
-            "rules_source": rules.source, "run": evaluation.meta["run"], "golden": evaluation.meta["golden"]}
+            "rules_source": rules.source, "run": evaluation.meta["run"], "golden": evaluation.meta["golden"],
+            "warnings": [w for w in evaluation.warnings if w.startswith(LOUD)]}  # numbers that would mislead
     renew = "re-baseline explicitly: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'"
     if evaluation.meta["golden"]["hash"] != baseline.golden_hash:
         return GateResult([RuleOutcome("golden", "the golden set is the one the baseline was measured on", False,

@@ -167,7 +167,14 @@ class HistoryStore:
                      for qid, query, tags, rank, status, values in rows)
 
     def _json(self, row: dict[str, Any], column: str) -> Any:
-        return _loads(row[column], column, row["id"], self.path)
+        value = _loads(row[column], column, row["id"], self.path)
+        fits = (isinstance(value, list) and all(isinstance(m, str) for m in value) if column == "metrics"
+                else isinstance(value, dict))
+        if not fits:
+            raise InputError(f"the history is corrupt: entry {row['id']}, column {column!r} holds {value!r}",
+                             where=str(self.path),
+                             hint="restore the file from a backup, or start a new history with --history PATH")
+        return value
 
 
 def _check_version(version: int, path: Path) -> None:

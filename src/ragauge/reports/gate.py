@@ -23,6 +23,7 @@ def render_gate_text(result: GateResult) -> str:
     t = escape.terminal
     out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {t(result.meta['baseline'])} "
            f"({t(result.meta.get('baseline_created'))}; reason: {t(result.meta.get('baseline_reason'))})"]
+    out += [f"  {t(w)}" for w in result.meta.get("warnings", [])]
     for o in result.outcomes:
         out.append(f"  [{'pass' if o.passed else 'FAIL'}] {t(o.rule)}")
         out.append(f"         {t(o.message)}")
@@ -37,6 +38,7 @@ def render_gate_markdown(result: GateResult) -> str:
     md = escape.markdown
     icon = "✅" if result.passed else "❌"
     out = [f"### {icon} ragauge gate {'passed' if result.passed else 'failed'}", "",
+           *[f"> ⚠️ {md(w)}\n" for w in result.meta.get("warnings", [])],
            "| | rule | result |", "|---|---|---|"]
     for o in result.outcomes:
         out.append(f"| {'✅' if o.passed else '❌'} | {md(o.rule)} | {md(o.message)} |")
@@ -52,11 +54,13 @@ def render_gate_junit(result: GateResult) -> str:
     suite = ET.Element("testsuite", name="ragauge gate", tests=str(len(result.outcomes)),
                        failures=str(len(result.failures)), errors="0", skipped="0")
     for o in result.outcomes:
-        case = ET.SubElement(suite, "testcase", classname=escape.xml(f"ragauge.gating.{o.kind}"),
+        case = ET.SubElement(suite, "testcase", classname=escape.xml(f"ragauge.gate.{o.kind}"),
                              name=escape.xml(o.rule))
         if not o.passed:
             failure = ET.SubElement(case, "failure", message=escape.xml(o.message))
             failure.text = escape.xml("\n".join(_question_line(q) for q in o.questions) or o.message)
+    if result.meta.get("warnings"):
+        ET.SubElement(suite, "system-err").text = escape.xml("\n".join(result.meta["warnings"]))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import re
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from ragauge.core.jsonl import loads
 from ragauge.core.numbers import Range, check_number
 from ragauge.errors import InputError, where
 
@@ -96,14 +96,19 @@ def _html_text(raw: str) -> tuple[str, str]:
 def _read_jsonl_corpus(path: Path) -> Iterator[tuple[str, str, str]]:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8-sig") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
+        with opener(path, "rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if not raw.strip():
                     continue
                 try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"invalid JSON: {exc.msg}", where=where(path, number)) from None
+                    obj = loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"not valid UTF-8 (byte {exc.start + 1})", where=where(path, number),
+                                     hint="save the corpus as UTF-8") from None
+                except ValueError as exc:
+                    raise InputError(f"invalid JSON: {exc}", where=where(path, number)) from None
                 doc_id = obj.get("id", obj.get("_id")) if isinstance(obj, dict) else None
                 if doc_id is None or not isinstance(obj.get("text", ""), str):
                     raise InputError("a corpus line needs 'id' (or '_id') and 'text'", where=where(path, number))

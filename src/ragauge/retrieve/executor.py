@@ -262,7 +262,7 @@ def run_retriever(
             lines.close()
     ended = {**meta, "ended": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "questions": len(results), "errors": progress.errors}
-    if output is not None:
+    if output is not None and output.is_file():  # no sidecar beside a device or a pipe
         atomic_write(output.with_name(output.name + ".meta.json"), dumps(ended, indent=2) + "\n", what="run metadata")
     order = {q.id: i for i, q in enumerate(golden)}
     results.sort(key=lambda r: order.get(r.id, len(order)))

@@ -82,11 +82,11 @@ class HttpRetriever(RetrieverBase):
         self.url = spec
         self.spec = redact(spec)
         self.options = options
-        cfg = dict(options.config.get("http", options.config)) if options.config else {}
-        self.method = str(cfg.get("method", "POST")).upper()
-        self.header_templates = {str(k): str(v) for k, v in dict(cfg.get("headers", {})).items()}
+        cfg = _http_config(options.config)
+        self.method = cfg.get("method", "POST").upper()
+        self.header_templates = dict(cfg.get("headers", {}))
         self.body = cfg.get("body", {"query": "{query}", "k": "{k}"})
-        self.hits_path = str(cfg.get("hits_path", ""))
+        self.hits_path = cfg.get("hits_path", "")
         self.client = httpx.Client(timeout=options.timeout, limits=httpx.Limits(max_connections=256,
                                                                                max_keepalive_connections=256))
         self._httpx = httpx
@@ -168,3 +168,26 @@ def _cost(data: Any) -> float | None:
 
 def open(spec: str, options: RetrieverOptions) -> HttpRetriever:  # noqa: A001
     return HttpRetriever(spec, options)
+
+
+_HTTP_KEYS = {"method": str, "headers": dict, "body": dict, "hits_path": str}
+
+
+def _http_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[retriever.http]`` table, each setting of the right type (InputError naming it)."""
+    cfg = config.get("http", config) if config else {}
+    if not isinstance(cfg, Mapping):
+        raise InputError("[retriever.http] must be a table", hint='e.g. [retriever.http]\nmethod = "POST"')
+    out: dict[str, Any] = {}
+    for key, value in cfg.items():
+        kind = _HTTP_KEYS.get(key)
+        if kind is None:
+            continue  # other [retriever] settings belong to other adapters
+        if not isinstance(value, kind) or (key == "headers" and not all(isinstance(v, str) for v in value.values())):
+            want = "a table of strings" if key == "headers" else "a table" if kind is dict else "a string"
+            raise InputError(f"[retriever.http] {key} must be {want}, got {value!r}",
+                             hint='e.g. headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }')
+        out[key] = value
+    if out.get("method", "POST").upper() not in ("GET", "POST", "PUT"):
+        raise InputError(f"[retriever.http] method must be GET, POST or PUT, got {out['method']!r}")
+    return out

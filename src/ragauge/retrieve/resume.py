@@ -58,6 +58,9 @@ def _settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], path: str) ->
 def check_resumable(stored: Mapping[str, Any], now: Mapping[str, Any], where: str) -> None:
     """InputError naming every difference when the file at ``where`` was made by another run:
     appending would mix two retrievers' answers in one file."""
+    if not stored:
+        raise InputError("cannot resume: the file has no '_meta' line, so nothing says which retriever made it",
+                         where=where, hint="resume only a file written by 'ragauge run', or write a new one with -o")
     diffs = differences(stored, now)
     if diffs:
         raise InputError("cannot resume: the run file was made with a different setup:\n    "

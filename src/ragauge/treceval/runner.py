@@ -31,8 +31,13 @@ class TrecEvalOptions:
 
 @dataclass(frozen=True)
 class TrecEvalResult:
+    """trec_eval's output lines, the measures asked for that ragauge does not compute, and notes on
+    numbers that trec_eval prints without comment but that would mislead (an empty file, no query
+    in common)."""
+
     lines: list[str]
     unsupported: list[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:
@@ -85,7 +90,15 @@ def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecE
                 lines.append(_fmt(label, "all", value, "mean"))
             else:
                 lines.append(_fmt(label, "all", float(np.cumsum(values)[-1] / nq) if nq else 0.0, "mean"))
-    return TrecEvalResult(lines, unsupported)
+    notes = []
+    if not len(qrels.qid):
+        notes.append(f"{qrels.source}: the qrels hold no judgements, so every measure is 0")
+    if not len(run.qid):
+        notes.append(f"{run.source}: the run holds no lines, so every measure is 0")
+    elif len(qrels.qid) and not judged_ids & run_ids:
+        notes.append("no query of the run is judged in the qrels, so every measure is 0 (are they from the same "
+                     "collection?)")
+    return TrecEvalResult(lines, unsupported, notes)
 
 
 def trec_eval(qrels_path: str | Path, run_path: str | Path, options: TrecEvalOptions | None = None) -> TrecEvalResult:
