@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,18 @@ class MetricDelta:
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted, "better": self.better,
                 "worse": self.worse, "tied": self.tied, "verdict": self.verdict}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MetricDelta:
+        """The inverse of ``to_dict`` (a null number, written for NaN, reads back as NaN)."""
+        lo, hi = d["ci95"]
+        return cls(int(d["n"]), _num(d["base"]), _num(d["new"]), _num(d["diff"]), (_num(lo), _num(hi)),
+                   _num(d["p_value"]), _num(d["p_adjusted"]), int(d["better"]), int(d["worse"]), int(d["tied"]),
+                   str(d["verdict"]))
+
+
+def _num(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -56,3 +69,14 @@ class Comparison:
             "notes": self.notes,
             "meta": self.meta,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Comparison:
+        """The inverse of ``to_dict``; InputError for another version."""
+        if d.get("ragauge_comparison") != COMPARISON_VERSION:
+            from ragauge.errors import InputError
+
+            raise InputError(f"not a ragauge comparison (version {d.get('ragauge_comparison')!r})")
+        return cls({k: MetricDelta.from_dict(v) for k, v in d["metrics"].items()},
+                   {t: {k: MetricDelta.from_dict(v) for k, v in m.items()} for t, m in d["by_tag"].items()},
+                   list(d["worse_queries"]), dict(d["latency"]), dict(d["cost"]), list(d["notes"]), dict(d["meta"]))

@@ -52,6 +52,11 @@ class GoldenQuery:
         out.update(self.extra)
         return out
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GoldenQuery:
+        """The inverse of ``to_dict``: one golden-set line, checked as the file reader checks it."""
+        return parse_golden_line(d, f"question {d.get('id')!r}")
+
 
 @dataclass(frozen=True)
 class GoldenSet:

@@ -41,6 +41,11 @@ class Hit:
             out["score"] = self.score
         return out
 
+    @classmethod
+    def from_dict(cls, d: Any) -> Hit:
+        """The inverse of ``to_dict`` (a doc-id string is read too); InputError for a bad hit."""
+        return parse_hit(d, "a hit")
+
 
 @dataclass(frozen=True)
 class QueryResult:
@@ -58,6 +63,20 @@ class QueryResult:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> QueryResult:
+        """The inverse of ``to_dict``: one line of a run file, checked as the reader checks it."""
+        from ragauge.core.numbers import NON_NEGATIVE, check_number
+
+        qid, hits = d.get("id"), d.get("hits", [])
+        if not isinstance(qid, str) or not qid or not isinstance(hits, list):
+            raise InputError(f"a run line needs a string 'id' and a list 'hits', got {dict(d)!r}"[:300])
+        numbers = {k: None if d.get(k) is None else check_number(d[k], f"'{k}'", NON_NEGATIVE)
+                   for k in ("latency_ms", "cost")}
+        error = d.get("error")
+        return cls(qid, tuple(parse_hit(h, f"question {qid!r}") for h in hits), numbers["latency_ms"],
+                   numbers["cost"], None if error is None else str(error))
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,6 +47,17 @@ class Baseline:
     def by_tag(self) -> dict[str, dict[str, float]]:
         return dict(self.data.get("by_tag", {}))
 
+    def to_dict(self) -> dict[str, Any]:
+        """The record as stored (``ragauge_baseline`` is its version)."""
+        return dict(self.data)
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str | Path = "<baseline>") -> Baseline:
+        """A baseline from its stored record, every field checked (InputError naming ``path`` and the
+        field for a missing key, a wrong type, or a value outside its range)."""
+        check_record(data, str(path))
+        return cls(dict(data), Path(path))
+
 
 def history_path(baseline_path: Path) -> Path:
     """``eval/baseline.json`` -> ``eval/baseline.history.jsonl``."""
@@ -54,16 +65,19 @@ def history_path(baseline_path: Path) -> Path:
 
 
 def read_baseline(path: Path) -> Baseline:
-    """The baseline in ``path``, every field checked: InputError naming the file and the field
-    for a missing key, a wrong type or a number that is not finite."""
+    """The baseline in ``path``, every field checked (see ``Baseline.from_dict``)."""
     if not path.exists():
         raise InputError("baseline file not found", where=str(path),
                          hint="create it with: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'")
-    data = read_json(path, what="baseline")
+    return Baseline.from_dict(read_json(path, what="baseline"), path)
+
+
+def check_record(data: Any, where: str) -> None:
+    """InputError naming ``where`` and the field for a baseline record that is not one: another
+    version, a missing key, a wrong type, a metric value outside [0, 1], a bad rank or count."""
     if not isinstance(data, dict) or data.get("ragauge_baseline") != BASELINE_VERSION:
-        raise InputError("not a ragauge baseline file", where=str(path),
+        raise InputError("not a ragauge baseline file", where=where,
                          hint="a baseline is written by: ragauge baseline update ...")
-    where = str(path)
     hint = "restore the file from version control, or write a new one with: ragauge baseline update ..."
 
     def need(key: str, kind: type) -> Any:
@@ -90,7 +104,6 @@ def read_baseline(path: Path) -> Baseline:
             raise InputError(f"baseline field '{key}' must be an object", where=where, hint=hint)
         for name, row in table.items():
             values(row, f"{key}.{name}")
-    return Baseline(data, path)
 
 
 def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_drops: dict[str, Any],

@@ -16,6 +16,7 @@ from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
 from ragauge.stats.randomization import sign_flip_p_value
 
+GATE_VERSION = 1
 SHOWN = 10
 EPS = 1e-12
 
@@ -34,6 +35,10 @@ class RuleOutcome:
         return {"kind": self.kind, "rule": self.rule, "passed": self.passed, "message": self.message,
                 "questions": self.questions}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RuleOutcome:
+        return cls(str(d["kind"]), str(d["rule"]), bool(d["passed"]), str(d["message"]), list(d.get("questions", [])))
+
 
 @dataclass(frozen=True)
 class GateResult:
@@ -49,8 +54,17 @@ class GateResult:
         return [o for o in self.outcomes if not o.passed]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ragauge_gate": 1, "passed": self.passed, "outcomes": [o.to_dict() for o in self.outcomes],
-                "meta": self.meta}
+        return {"ragauge_gate": GATE_VERSION, "passed": self.passed,
+                "outcomes": [o.to_dict() for o in self.outcomes], "meta": self.meta}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GateResult:
+        """The inverse of ``to_dict``; InputError for another version."""
+        if d.get("ragauge_gate") != GATE_VERSION:
+            from ragauge.errors import InputError
+
+            raise InputError(f"not a ragauge gate result (version {d.get('ragauge_gate')!r})")
+        return cls([RuleOutcome.from_dict(o) for o in d["outcomes"]], dict(d["meta"]))
 
 
 def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> RuleOutcome:
