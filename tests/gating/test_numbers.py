@@ -157,3 +157,13 @@ def test_baseline_and_history_are_one_unit(tmp_path: Path, baseline: Path, monke
     assert r.exit_code == 2 and "No space left on device" in r.stderr and "free some disk space" in r.stderr
     assert baseline.read_bytes() == before and history.read_bytes() == history_before
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_significance_needs_the_baselines_per_question_values(tmp_path: Path, baseline: Path, bad_run: Path) -> None:
+    data = json.loads(baseline.read_text(encoding="utf-8"))
+    del data["queries"]
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    config = tmp_path / "ragauge.toml"
+    config.write_text('[gate]\nsignificant_only = true\nmetrics = { "mrr" = 0.02 }\n', encoding="utf-8")
+    r = invoke("gate", GOLDEN, "--run", str(bad_run), "--baseline", str(baseline), "--config", str(config))
+    assert r.exit_code == 1 and "no per-question values" in r.stdout

@@ -83,6 +83,9 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
     failed = drop > allowed + EPS
     if failed and rules.significant_only:
+        if not paired:  # a test on no pairs could only say "not significant": never a pass
+            return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values to "
+                               "test the drop's significance", [{"hint": "re-baseline: ragauge baseline update ..."}])
         diffs = np.array([n - o for _, o, n in paired])
         p = sign_flip_p_value(diffs)
         message += f"; randomization p = {p:.4f} (alpha {rules.alpha})"
