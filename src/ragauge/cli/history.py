@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 import click
 
 from ragauge.cli.options import write_output
-from ragauge.core.jsonl import dumps
 from ragauge.history import DEFAULT_HISTORY
 
 HISTORY_FORMATS = ("text", "json", "html")
@@ -72,6 +71,8 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
     series = build_series(shown, metric_names or None, list(tags) or None)
     source = str(history_path)
     if fmt == "json":
+
+        from ragauge.core.jsonl import dumps
 
         text = dumps(history_json(shown, marks, series, flip), indent=2) + "\n"
     elif fmt == "html":

@@ -12,7 +12,6 @@ import click
 from ragauge._version import __version__
 from ragauge.cli.process import tune_for_batch
 from ragauge.errors import RagaugeError
-from ragauge.redact import redact
 
 # name -> (module, attribute): a command's module is imported only when that command runs
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
@@ -51,10 +50,9 @@ class RagaugeGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context,
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
-        if name in BATCH:
-            tune_for_batch()  # before the command imports numpy
-        return name, command, rest
+        if args and args[0] in BATCH:
+            tune_for_batch()  # before the command's module is imported: it may import numpy
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -89,6 +87,7 @@ def _shown(exc: RagaugeError) -> str:
     """An error as the terminal gets it: where, what and the hint, each with its secrets redacted
     and escaped, so text quoted in it (a path, an id) cannot start a line or send a control sequence."""
     from ragauge.core.escape import terminal
+    from ragauge.redact import redact
 
     def clean(text: str) -> str:
         return terminal(redact(text))

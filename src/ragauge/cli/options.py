@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from ragauge.core.files import atomic_write, write_error
 from ragauge.errors import InputError
-from ragauge.metrics.spec import MAX_CUTOFF
 
 
 def parse_ks(text: str) -> list[int]:
     """``"1,5,10"`` -> [1, 5, 10]; each a positive integer."""
+    from ragauge.metrics.spec import MAX_CUTOFF
+
     try:
         ks = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
@@ -26,6 +26,8 @@ def parse_ks(text: str) -> list[int]:
 
 def write_output(text: str, output: Path | None) -> None:
     """Write ``text`` to ``output`` (atomically) or to stdout."""
+    from ragauge.core.files import atomic_write, write_error
+
     if output is None:
         try:
             click.echo(text, nl=False)

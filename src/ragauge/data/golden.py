@@ -9,18 +9,11 @@ from typing import Any
 
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import GRADE, check_number
+from ragauge.data.relevance import is_relevant
 from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
-RELEVANCE_LEVEL = 1
-"""A document is relevant when its grade is >= 1 (trec_eval's default relevance level)."""
-
 _KNOWN = ("id", "query", "relevant", "tags")
-
-
-def is_relevant(grade: float | None) -> bool:
-    """The one relevance rule: a judged grade >= ``RELEVANCE_LEVEL``."""
-    return grade is not None and grade >= RELEVANCE_LEVEL
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ragauge.data.golden import GoldenSet, is_relevant
+from ragauge.data.golden import GoldenSet
 from ragauge.data.ids import SECTION_SEP, chunk_parent, is_chunk_id, section_parent
+from ragauge.data.relevance import is_relevant
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ from collections.abc import Set
 from dataclasses import replace
 from typing import Any
 
-from ragauge.data.golden import GoldenSet, is_relevant
+from ragauge.data.golden import GoldenSet
 from ragauge.data.ids import in_index
+from ragauge.data.relevance import is_relevant
 
 
 def drop_stale(golden: GoldenSet, known: Set[str]) -> tuple[GoldenSet, dict[str, Any]]:

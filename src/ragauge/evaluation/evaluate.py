@@ -12,7 +12,8 @@ import numpy as np
 from ragauge._version import __version__
 from ragauge.core.arrow import strings, take
 from ragauge.core.background import start
-from ragauge.data.golden import RELEVANCE_LEVEL, GoldenQuery, GoldenSet
+from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.data.run import Run
 from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids

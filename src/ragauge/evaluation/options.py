@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ragauge.core.numbers import COUNT, check_number
-from ragauge.data.golden import RELEVANCE_LEVEL
+from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
+from ragauge.data.relevance import is_relevant
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESULT_VERSION = 1
 
@@ -25,8 +28,6 @@ class Returned(NamedTuple):
 
     @property
     def relevant(self) -> bool:
-        from ragauge.data.golden import is_relevant
-
         return is_relevant(self.grade)
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,6 +110,8 @@ class Evaluation:
 
     @cached_property
     def _columns(self) -> dict[str, np.ndarray]:
+        import numpy as np  # not at import time: the CLI tunes numpy's memory settings first
+
         return {m: np.fromiter((q.values.get(m, np.nan) for q in self.queries), dtype=np.float64,
                                count=len(self.queries)) for m in self.metrics}
 
@@ -120,6 +123,8 @@ class Evaluation:
     def column(self, metric: str, ids: Sequence[str] | None = None) -> np.ndarray:
         """The per-question values of ``metric`` as a float64 array: every answerable question in
         order, or the questions ``ids`` (KeyError for an id that is not one)."""
+        import numpy as np
+
         values = self._columns[metric]
         if ids is None:
             return values
