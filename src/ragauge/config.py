@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ragauge.core.files import read_input
+from ragauge.core.files import decode_utf8, read_input
 from ragauge.errors import InputError, where
 
 
@@ -16,13 +16,10 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
-    raw = read_input(path, "config")
+    text = decode_utf8(read_input(path, "config"), path, "config")
     try:
-        data: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+        data: dict[str, Any] = tomllib.loads(text)
         return data
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("not valid UTF-8", where=where(path, line), hint="save the config file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+)", str(exc))
         raise InputError(f"invalid TOML: {exc}", where=where(path, int(found.group(1)) if found else None)) from None

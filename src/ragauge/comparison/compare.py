@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.comparison.result import Comparison, MetricDelta
-from ragauge.core.numbers import COUNT, PROBABILITY, Range, check_number
+from ragauge.core.numbers import COUNT, PROBABILITY, WHOLE, check_number
 from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import score_run
@@ -99,13 +99,12 @@ def compare(
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
     resamples = int(check_number(resamples, "resamples", COUNT))
-    seed = int(check_number(seed, "seed", Range(0, integer=True)))
+    seed = int(check_number(seed, "seed", WHOLE))
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
-    metrics = names_given
     notes = _check_comparable(base, new, allow_different_golden)
-    names = list(metrics) if metrics else [m for m in base.metrics if m in new.metrics]
+    names = names_given or [m for m in base.metrics if m in new.metrics]
     missing = [m for m in names if m not in base.metrics or m not in new.metrics]
     if missing or not names:
         raise InputError(f"metric(s) not in both results: {', '.join(missing) or '(none shared)'}",

@@ -116,7 +116,7 @@ def _line_start(match: re.Match[str]) -> str:
     return lead + "\\" if lead[0].isdigit() else "\\" + lead  # 1\. (a digit cannot be escaped), \#
 
 
-# --- XML and JSON ------------------------------------------------------------------------------------
+# --- XML ----------------------------------------------------------------------------------------------
 
 def xml(text: object) -> str:
     """``text`` for an ElementTree text or attribute (ElementTree writes ``& < > "`` as references),

@@ -39,6 +39,15 @@ def read_input(path: str | Path, what: str) -> bytes:
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
+def decode_utf8(raw: bytes, path: str | Path, what: str) -> str:
+    """``raw`` as text; InputError naming the line of the first byte that is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not valid UTF-8", where=f"{path}:{line}", hint=f"save the {what} file as UTF-8") from None
+
+
 def write_error(path: str | Path, exc: OSError, what: str = "output") -> InputError:
     """The InputError for a failed write of ``path`` (disk full, no permission, missing folder)."""
     reason = exc.strerror or str(exc)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragauge.core.files import read_input
+from ragauge.core.files import decode_utf8, read_input
 from ragauge.errors import InputError, where
 
 _HINTS = {
@@ -99,12 +99,7 @@ def decode_lines(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str
         if not line.strip():
             continue
         try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            yield number, ("utf8", f"not valid UTF-8 (byte {exc.start + 1})")
-            continue
-        try:
-            obj = loads(text, fast=True)
+            obj = loads(line, fast=True)
         except _BadValue as exc:
             message = str(exc).replace(" at line 1 column", " at column")
             yield number, (exc.kind, message)
@@ -132,12 +127,7 @@ def read_jsonl(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, 
 def read_json(path: str | Path, *, what: str, hint: str | None = None) -> Any:
     """The JSON document in ``path``, decoded as strictly as a JSONL line; InputError naming the
     file (and line where known) otherwise, with ``hint`` for a file that is not JSON at all."""
-    raw = read_input(path, what)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        at = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("not valid UTF-8", where=where(path, at), hint=_HINTS["utf8"].format(what=what)) from None
+    text = decode_utf8(read_input(path, what), path, what)
     try:
         return loads(text)
     except _BadValue as exc:

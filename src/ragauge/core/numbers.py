@@ -60,6 +60,8 @@ PROBABILITY = Range(0, 1, low_open=True, high_open=True)
 """A significance level: strictly between 0 and 1."""
 COUNT = Range(1, integer=True)
 """A depth, a cutoff, a count: an integer >= 1."""
+WHOLE = Range(0, integer=True)
+"""A chunk size or overlap, a number of retries, a seed: an integer >= 0."""
 GRADE = Range(-GRADE_LIMIT, GRADE_LIMIT)
 
 
@@ -87,7 +89,3 @@ def check_number(value: Any, what: str, allowed: Range = ANY, *, where: str | No
         raise InputError(f"{what} must be {allowed}, got {value!r}", where=where, hint=hint)
     return value if allowed.integer else float(value)
 
-
-def is_finite(value: Any) -> bool:
-    """True for an int or a finite float (not a bool)."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragauge.core.files import read_input
+from ragauge.core.files import decode_utf8, read_input
 from ragauge.core.jsonl import read_jsonl
 from ragauge.core.numbers import GRADE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
@@ -14,12 +14,7 @@ from ragauge.errors import InputError, where
 
 def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
     """``{query_id: {doc_id: grade}}`` from a BEIR qrels TSV (header optional, CRLF accepted)."""
-    raw = read_input(path, "BEIR qrels")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("not valid UTF-8", where=where(path, raw.count(b"\n", 0, exc.start) + 1),
-                         hint="save the qrels file as UTF-8") from None
+    text = decode_utf8(read_input(path, "BEIR qrels"), path, "qrels")
     out: dict[str, dict[str, float]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         parts = line.strip().split("\t") if "\t" in line else line.split()

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash
-from ragauge.core.numbers import POSITIVE, UNIT
+from ragauge.core.numbers import POSITIVE, UNIT, WHOLE
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import (
@@ -26,7 +26,6 @@ from ragauge.retrieve.base import (
     spec_number,
 )
 from ragauge.retrieve.corpus import (
-    WHOLE,
     Chunking,
     cache_dir,
     chunk,

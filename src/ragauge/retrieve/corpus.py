@@ -12,11 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ragauge.core.jsonl import loads
-from ragauge.core.numbers import Range, check_number
+from ragauge.core.numbers import WHOLE, check_number
 from ragauge.errors import InputError, where
-
-WHOLE = Range(0, integer=True)
-"""A chunk size or overlap: an integer >= 0."""
 
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm")
 

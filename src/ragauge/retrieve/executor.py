@@ -19,7 +19,7 @@ from typing import IO, Any
 from ragauge._version import __version__
 from ragauge.core.files import atomic_write, atomic_writer, write_error
 from ragauge.core.jsonl import dumps
-from ragauge.core.numbers import COUNT, NON_NEGATIVE, Range, check_number
+from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError, RagaugeError
@@ -32,7 +32,6 @@ from ragauge.retrieve.workers import Workers
 ON_ERROR = ("zero", "skip", "fail")
 GRACE = 2.0
 """Seconds the first Ctrl-C waits for calls in flight, so their answers are kept."""
-RETRIES = Range(0, integer=True)
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class ExecutorOptions:
 
     def __post_init__(self) -> None:
         for name, allowed, what in (("fetch", COUNT, "--fetch"), ("concurrency", COUNT, "--concurrency"),
-                                    ("retries", RETRIES, "--retries"), ("backoff", NON_NEGATIVE, "backoff"),
+                                    ("retries", WHOLE, "--retries"), ("backoff", NON_NEGATIVE, "backoff"),
                                     ("max_backoff", NON_NEGATIVE, "max_backoff"), ("grace", NON_NEGATIVE, "grace")):
             object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
         if self.on_error not in ON_ERROR:
