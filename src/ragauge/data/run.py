@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash
-from ragauge.core.numbers import check_number
+from ragauge.core.numbers import NON_NEGATIVE, check_number
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:
@@ -65,18 +65,20 @@ class QueryResult:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QueryResult:
-        """The inverse of ``to_dict``: one line of a run file, checked as the reader checks it."""
-        from ragauge.core.numbers import NON_NEGATIVE, check_number
-
-        qid, hits = d.get("id"), d.get("hits", [])
-        if not isinstance(qid, str) or not qid or not isinstance(hits, list):
-            raise InputError(f"a run line needs a string 'id' and a list 'hits', got {dict(d)!r}"[:300])
-        numbers = {k: None if d.get(k) is None else check_number(d[k], f"'{k}'", NON_NEGATIVE)
-                   for k in ("latency_ms", "cost")}
+    def from_dict(cls, d: Mapping[str, Any], loc: str | None = None) -> QueryResult:
+        """The inverse of ``to_dict``: one line of a run file, checked field by field (InputError
+        naming ``loc``, the file and line, when given)."""
+        qid = d.get("id")
+        if not isinstance(qid, str) or not qid:
+            raise InputError(f"missing or invalid 'id': {qid!r}", where=loc, hint='each line needs "id" and "hits"')
+        hits = d.get("hits", [])
+        if not isinstance(hits, list):
+            raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
+        latency, cost = (None if d.get(k) is None else check_number(d[k], f"'{k}'", NON_NEGATIVE, where=loc)
+                         for k in ("latency_ms", "cost"))
         error = d.get("error")
-        return cls(qid, tuple(parse_hit(h, f"question {qid!r}") for h in hits), numbers["latency_ms"],
-                   numbers["cost"], None if error is None else str(error))
+        return cls(qid, tuple(parse_hit(h, loc or f"question {qid!r}") for h in hits), latency, cost,
+                   None if error is None else str(error))
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +129,7 @@ class Run:
                 docs.append(h.doc_id)
                 chunks.append(h.chunk_id)
                 scores.append(math.nan if h.score is None else float(h.score))
-            if r.latency_ms is not None:
+            if r.latency_ms is not None and r.error is None:  # a failed call's time is no latency
                 latency[r.id] = float(r.latency_ms)
             if r.cost is not None:
                 cost[r.id] = float(r.cost)

@@ -125,7 +125,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     }
     if drift is not None:
         meta["drift"] = drift
-    latency = [v for q, v in run.latency_ms.items() if q not in run.errors]  # a failed call's time is no latency
+    latency = list(run.latency_ms.values())
     if latency:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
     if run.cost:
@@ -175,7 +175,7 @@ def _rows(golden: GoldenSet, run: Run, docs: pa.Array, rankings: Rankings, info:
         out.scores.append(QueryScore(
             item.id, item.query, item.tags, {n: float(v[i]) for n, v in values.items()},
             dict(item.relevant), first or None, top, int(info.raw_lengths[i]), int(lengths[i]),
-            int(info.folded[i]), status, error, None if error else run.latency_ms.get(item.id), run.cost.get(item.id),
+            int(info.folded[i]), status, error, run.latency_ms.get(item.id), run.cost.get(item.id),
             dict(item.extra),
         ))
     return out

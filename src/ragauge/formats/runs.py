@@ -8,17 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_jsonl
-from ragauge.core.numbers import NON_NEGATIVE, check_number
+from ragauge.core.numbers import check_number
 from ragauge.data.run import Hit, QueryResult, Run, parse_hit
 from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
     from ragauge.core.grouping import Grouping
-
-
-def _number(obj: Mapping[str, Any], key: str, loc: str) -> float | None:
-    value = obj.get(key)
-    return None if value is None else check_number(value, f"'{key}'", NON_NEGATIVE, where=loc)
 
 
 def read_run_jsonl(path: str | Path) -> Run:
@@ -36,21 +31,12 @@ def read_run_jsonl(path: str | Path) -> Run:
                 raise InputError("'_meta' must be an object", where=loc)
             meta.update(obj["_meta"])
             continue
-        qid = obj.get("id")
-        if not isinstance(qid, str) or not qid:
-            raise InputError(f"missing or invalid 'id': {qid!r}", where=loc, hint='each line needs "id" and "hits"')
-        if qid in first:
-            raise InputError(f"query {qid!r} appears twice (first on line {first[qid]})", where=loc,
+        result = QueryResult.from_dict(obj, loc)
+        if result.id in first:
+            raise InputError(f"query {result.id!r} appears twice (first on line {first[result.id]})", where=loc,
                              hint="write one line per query")
-        first[qid] = number
-        hits = obj.get("hits", [])
-        if not isinstance(hits, list):
-            raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
-        error = obj.get("error")
-        results.append(QueryResult(
-            qid, tuple(parse_hit(h, loc) for h in hits), _number(obj, "latency_ms", loc),
-            _number(obj, "cost", loc), None if error is None else str(error),
-        ))
+        first[result.id] = number
+        results.append(result)
     return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
 
 
