@@ -47,12 +47,8 @@ def add_command(log: Path, against: tuple[Path, ...], output: Path, feedback: st
     """
     from datetime import date
 
-    from ragauge.curation.grow import (
-        candidates_from_log,
-        read_log,
-        read_questions,
-        to_jsonl,
-    )
+    from ragauge.core.jsonl import to_jsonl
+    from ragauge.curation.grow import candidates_from_log, read_log, read_questions
 
     scrub = None
     if not no_scrub:

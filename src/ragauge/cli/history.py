@@ -49,29 +49,18 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
       ragauge history --format html -o history.html
     """
 
-    from ragauge.history.report import (
-        build_series,
-        find_flips,
-        history_json,
-        markers,
-        render_text,
-        resolve_entry,
-    )
-    from ragauge.history.store import open_history
+    from ragauge.history.history import History
+    from ragauge.history.report import build_series, history_json, markers, render_text
 
-    with open_history(history_path) as store:
-        entries = store.entries()
-        flip = None
-        if flips:
-            a, b = (resolve_entry(entries, ref) for ref in flips)
-            flip = find_flips(store.with_questions(a), store.with_questions(b), flip_metric)
+    history = History(history_path)
+    entries = history.entries()
+    flip = history.flips(*flips, metric=flip_metric) if flips else None
     start = max(len(entries) - last, 0) if last else 0
     shown, marks = entries[start:], markers(entries)[start:]
     metric_names = [m for text in metrics for m in text.split(",") if m.strip()]
     series = build_series(shown, metric_names or None, list(tags) or None)
     source = str(history_path)
     if fmt == "json":
-
         from ragauge.core.jsonl import dumps
 
         text = dumps(history_json(shown, marks, series, flip), indent=2) + "\n"

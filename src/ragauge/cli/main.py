@@ -73,14 +73,11 @@ class RagaugeGroup(click.Group):
             click.echo("error: out of memory (is an input file or one of its lines far larger than expected?)",
                        err=True)
             ctx.exit(2)
-        except BrokenPipeError:  # stdout closed early (ragauge ... | head): nothing more to say
-            _silence_stdout()
-            ctx.exit(141)
         except OSError as exc:
-            if ctx.params.get("debug") or exc.errno not in _DISK_ERRORS:
+            code = _output_failed(exc, debug=bool(ctx.params.get("debug")))
+            if code is None:
                 raise
-            click.echo(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), err=True)
-            ctx.exit(2)
+            ctx.exit(code)
 
 
 def _shown(exc: RagaugeError) -> str:
@@ -97,6 +94,20 @@ def _shown(exc: RagaugeError) -> str:
 
 
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO}
+
+
+def _output_failed(exc: OSError, *, debug: bool = False) -> int | None:
+    """The exit code for output that cannot be written, after one message: 141 for a pipe closed
+    early (``ragauge ... | head``: nothing more to say), 2 for a full or broken disk; None for any
+    other OS error (and, with ``--debug``, for a disk error too: the traceback is wanted)."""
+    if isinstance(exc, BrokenPipeError):
+        _silence_stdout()
+        return 141
+    if debug or exc.errno not in _DISK_ERRORS:
+        return None
+    _silence_stdout()
+    click.echo(f"error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""), err=True)
+    return 2
 
 
 def _silence_stdout() -> None:
@@ -125,12 +136,8 @@ def main() -> None:
     into a full disk or a closed pipe) ends with one message, not a traceback."""
     try:
         cli.main(prog_name="ragauge")
-    except BrokenPipeError:
-        _silence_stdout()
-        raise SystemExit(141) from None
     except OSError as exc:
-        if exc.errno not in _DISK_ERRORS:
+        code = _output_failed(exc)
+        if code is None:
             raise
-        _silence_stdout()
-        sys.stderr.write(f"error: cannot write: {exc.strerror or exc}\n")
-        raise SystemExit(2) from None
+        raise SystemExit(code) from None

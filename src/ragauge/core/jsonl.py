@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,11 @@ def finite_or_none(value: Any) -> Any:
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+
+
+def to_jsonl(rows: Iterable[Any]) -> str:
+    """JSON Lines text: each row through :func:`dumps`, one a line."""
+    return "".join(dumps(row) + "\n" for row in rows)
 
 
 def dumps(value: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None) -> str:

@@ -27,7 +27,6 @@ given, such as pending candidates) and with each other; the first occurrence is 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.core.jsonl import decode_lines
+from ragauge.core.jsonl import decode_lines, to_jsonl
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
     near_duplicate_pairs,
@@ -404,8 +403,3 @@ def merge_text(golden_path: Path, candidates_path: Path) -> tuple[str, MergeRepo
     if text and not text.endswith("\n"):
         text += "\n"
     return text + to_jsonl(entries), MergeReport(len(golden), len(entries), rejected)
-
-
-def to_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
-    """One JSON object a line, UTF-8 text kept as is."""
-    return "".join(json.dumps(dict(r), ensure_ascii=False) + "\n" for r in rows)

@@ -241,7 +241,7 @@ def scrub_golden(source: str | Path, output: str | Path, *, report: str | Path |
     (atomically; other fields and lines unchanged) and, with ``report``, write what changed (ids,
     types, counts, character spans, never the values). Returns the totals."""
     from ragauge.core.files import atomic_write
-    from ragauge.core.jsonl import dumps, read_jsonl
+    from ragauge.core.jsonl import read_jsonl, to_jsonl
 
     options = options or ScrubOptions()
     check_regions(options.regions)
@@ -250,10 +250,9 @@ def scrub_golden(source: str | Path, output: str | Path, *, report: str | Path |
 
         raise InputError("no field to scrub", hint="e.g. --fields query,notes")
     objects, reports, summary = scrub_records(list(read_jsonl(source, what="input")), options)
-    atomic_write(output, "".join(dumps(o) + "\n" for o in objects))
+    atomic_write(output, to_jsonl(objects))
     if report is not None:
-        atomic_write(report, "".join(dumps(line) + "\n" for line in report_lines(reports, summary, options,
-                                                                                    str(source))), what="report")
+        atomic_write(report, to_jsonl(report_lines(reports, summary, options, str(source))), what="report")
     return summary
 
 

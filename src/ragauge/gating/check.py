@@ -10,7 +10,7 @@ import numpy as np
 
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_differences
-from ragauge.evaluation.result import Evaluation
+from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
@@ -95,9 +95,8 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
     return RuleOutcome("metric", rule, not failed, message, questions if failed else [])
 
 
-def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation) -> RuleOutcome:
+def _floor_rule(tag: str, m: str, floor: float, qs: list[QueryScore]) -> RuleOutcome:
     rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
-    qs = group_by_tag(ev.queries).get(tag, [])
     if not qs:
         return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
     value = mean_of([q.values[m] for q in qs])
@@ -110,9 +109,10 @@ def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation) -> RuleOutcome:
 
 def _critical_rule(qid: str, k: int, ev: Evaluation) -> RuleOutcome:
     rule = f"critical question {qid!r} keeps a relevant document in the top {k}"
-    q = next((q for q in ev.queries if q.id == qid), None)
-    if q is None:
+    position = ev.positions.get(qid)
+    if position is None:
         return RuleOutcome("critical", rule, False, f"{qid!r} is not an answerable question of the golden set")
+    q = ev.queries[position]
     rank = q.first_relevant_rank
     ok = rank is not None and rank <= k
     where = f"first relevant at rank {rank}" if rank else "no relevant document retrieved"
@@ -141,6 +141,7 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                                        f"use the same options or {renew}")],
                           meta)
     outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
-    outcomes += [_floor_rule(t, m, f, evaluation) for t, fl in rules.tag_floors.items() for m, f in fl.items()]
+    groups = group_by_tag(evaluation.queries)
+    outcomes += [_floor_rule(t, m, f, groups.get(t, [])) for t, fl in rules.tag_floors.items() for m, f in fl.items()]
     outcomes += [_critical_rule(q, rules.critical_k, evaluation) for q in rules.critical]
     return GateResult(outcomes, meta)

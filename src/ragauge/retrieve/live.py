@@ -44,10 +44,9 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
     if callable(retriever) and not hasattr(retriever, "search"):
         from ragauge.retrieve.python_callable import PythonRetriever
 
-        name = f"{getattr(retriever, '__module__', '?')}:{getattr(retriever, '__qualname__', type(retriever).__name__)}"
-        if not (inspect.isfunction(retriever) or inspect.ismethod(retriever) or inspect.iscoroutinefunction(retriever)):
-            name = f"{type(retriever).__module__}:{type(retriever).__qualname__}"
-        return PythonRetriever(f"python:{name}", retriever, options), True
+        named = retriever if inspect.isfunction(retriever) or inspect.ismethod(retriever) else type(retriever)
+        spec = f"python:{named.__module__}:{named.__qualname__}"
+        return PythonRetriever(spec, retriever, options), True
     if hasattr(retriever, "search") and hasattr(retriever, "describe"):
         return retriever, False
     from ragauge.errors import InputError
@@ -105,10 +104,6 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
     ``save_run`` when given) and score the answers (as ``evaluate_run``). Failed questions score 0
     (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
     documents, relevant ids missing from the index are reported as stale labels, not misses."""
-    if on_error not in ("zero", "skip", "fail"):
-        from ragauge.errors import InputError
-
-        raise InputError(f"on_error must be 'zero', 'skip' or 'fail', got {on_error!r}")
     done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
     options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",

@@ -23,7 +23,7 @@ from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
 from ragauge.retrieve.workers import Deadline
 
 
-def _where_in(exc: BaseException, module_name: str) -> str:
+def _where_in(exc: BaseException) -> str:
     """`` (at file:line)``: the deepest frame of the traceback, or a SyntaxError's own location."""
     if isinstance(exc, SyntaxError) and exc.filename:
         return f" (at {exc.filename}:{exc.lineno})"
@@ -59,7 +59,7 @@ def load_callable(target: str) -> Callable[..., Any]:
     except RagaugeError:
         raise
     except (Exception, SystemExit) as exc:  # the module raised while it was imported
-        where = _where_in(exc, module_name)
+        where = _where_in(exc)
         raise InputError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}{where}",
                          hint=f"fix the module; python -c 'import {Path(module_name).stem}' "
                               "shows the traceback") from None
