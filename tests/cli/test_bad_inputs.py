@@ -103,20 +103,25 @@ def test_an_empty_metric_list_is_an_error_not_the_defaults() -> None:
     assert result.exit_code == 2 and "no metric given" in result.output
 
 
-def test_loud_warnings_reach_stderr_when_the_report_goes_to_a_file(tmp_path: Path) -> None:
+@pytest.fixture
+def section_labels(tmp_path: Path) -> tuple[Path, Path]:
+    """A golden set labelled at section level and a run of whole documents: every metric is 0."""
     golden = tmp_path / "g.jsonl"
     golden.write_text('{"id": "q1", "query": "x", "relevant": ["kb-1#setup"]}\n', encoding="utf-8")
     run = tmp_path / "r.jsonl"
     run.write_text('{"id": "q1", "hits": ["kb-1"]}\n', encoding="utf-8")
+    return golden, run
+
+
+def test_loud_warnings_reach_stderr_when_the_report_goes_to_a_file(tmp_path: Path,
+                                                                    section_labels: tuple[Path, Path]) -> None:
+    golden, run = section_labels
     result = invoke("eval", str(golden), "--run", str(run), "--format", "junit", "-o", str(tmp_path / "j.xml"))
     assert result.exit_code == 0 and "NOTE: no returned id equals a judged id" in result.stderr
 
 
-def test_the_gate_report_carries_the_explanation_of_zeros(tmp_path: Path) -> None:
-    golden = tmp_path / "g.jsonl"
-    golden.write_text('{"id": "q1", "query": "x", "relevant": ["kb-1#setup"]}\n', encoding="utf-8")
-    run = tmp_path / "r.jsonl"
-    run.write_text('{"id": "q1", "hits": ["kb-1"]}\n', encoding="utf-8")
+def test_the_gate_report_carries_the_explanation_of_zeros(tmp_path: Path, section_labels: tuple[Path, Path]) -> None:
+    golden, run = section_labels
     baseline = tmp_path / "b.json"
     made = invoke("baseline", "update", str(golden), "--run", str(run), "--baseline", str(baseline), "--reason", "x")
     assert made.exit_code == 0, made.output
