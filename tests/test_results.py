@@ -28,8 +28,10 @@ def test_evaluation(evaluation: ragauge.Evaluation) -> None:
     assert back.to_dict() == through_json(evaluation.to_dict())
 
 
-def test_comparison(evaluation: ragauge.Evaluation) -> None:
-    comparison = ragauge.compare(evaluation, evaluation, resamples=200)
+def test_comparison() -> None:
+    example = Path(__file__).parent.parent / "examples" / "scifact"
+    comparison = ragauge.compare(example / "bm25-nostem.run.jsonl", example / "bm25.run.jsonl",
+                                 golden=example / "golden.jsonl", k=10)
     back = ragauge.Comparison.from_dict(through_json(comparison.to_dict()))
     assert dumps(back.to_dict()) == dumps(comparison.to_dict())
 

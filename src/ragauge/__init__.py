@@ -19,6 +19,7 @@ from ragauge._version import __version__
 
 if TYPE_CHECKING:
     from ragauge.comparison.compare import compare
+    from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
     from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
     from ragauge.curation.validate import ValidationReport, validate_golden
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     # comparison and gate
     "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
     "MetricDelta": "ragauge.comparison.result",
+    "power": "ragauge.comparison.power", "PowerReport": "ragauge.comparison.power",
     "gate": "ragauge.gating.run", "update_baseline": "ragauge.gating.run",
     "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
     "GateRules": "ragauge.gating.config", "load_rules": "ragauge.gating.config",
@@ -78,11 +80,11 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
     "GoldenQuery", "GoldenSet", "History", "Hit", "InputError", "MetricDelta", "MetricSpec", "MissingExtra",
-    "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",
+    "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",
     "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
     "evaluate", "evaluate_run", "gate", "import_beir", "load_golden", "load_rules", "parse_metric",
-    "read_baseline", "read_result", "read_run", "run_retriever", "scrub_golden", "trec_eval", "update_baseline",
-    "validate_golden", "write_golden", "write_run_jsonl",
+    "power", "read_baseline", "read_result", "read_run", "run_retriever", "scrub_golden", "trec_eval",
+    "update_baseline", "validate_golden", "write_golden", "write_run_jsonl",
 ]
 
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 import ragauge
 from ragauge.cli.main import cli
-from ragauge.comparison import compare
+from ragauge.comparison import Comparison, compare
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError
@@ -33,10 +33,13 @@ def run_with_ranks(ranks: dict[str, int]) -> Run:
 
 def test_identical_runs_show_no_change() -> None:
     e = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
-    c = compare(e, e, resamples=500)
+    c = compare(e, e)
     for d in c.metrics.values():
-        assert d.diff == 0 and d.ci95 == (0.0, 0.0) and d.p_value == 1.0 and d.tied == 40
-        assert d.verdict == "no evidence of a change"
+        assert d.diff == 0 and d.ci95[0] <= 0.0 <= d.ci95[1] and d.p_value == 1.0 and d.tied == 40
+        assert d.verdict == "no question changed"
+        assert d.mde is not None and d.mde > 0  # nothing varies: the resolution of one question changing
+    assert c.metrics["hit@5"].method.startswith("paired proportions")  # 0/1 values: Tango's interval
+    assert c.metrics["hit@5"].ci95[1] > 0.05  # 40 unchanged questions cannot rule out a small change
     assert c.worse_queries == []
 
 
@@ -45,7 +48,7 @@ def test_a_clear_improvement_and_the_questions_that_got_worse() -> None:
     ranks = {q.id: 1 for q in GOLDEN}
     ranks["q3"] = 10  # one question gets worse
     new = ragauge.evaluate_run(GOLDEN, run_with_ranks(ranks), k=5)
-    c = compare(base, new, resamples=2000)
+    c = compare(base, new)
     hit = c.metrics["hit@5"]
     assert (hit.better, hit.worse, hit.tied) == (39, 0, 1)
     assert hit.diff == pytest.approx(39 / 40) and hit.ci95[0] > 0 and hit.p_adjusted < 0.05
@@ -65,7 +68,7 @@ def test_refuses_different_golden_sets_unless_allowed() -> None:
     b = ragauge.evaluate_run(other, run_with_ranks({q.id: 1 for q in GOLDEN}), k=5)
     with pytest.raises(InputError, match="different golden sets"):
         compare(a, b)
-    c = compare(a, b, allow_different_golden=True, resamples=200)
+    c = compare(a, b, allow_different_golden=True)
     assert c.meta["paired_questions"] == 30 and any("different golden sets" in n for n in c.notes)
 
 
@@ -77,7 +80,7 @@ def test_refuses_different_contracts() -> None:
 
 def test_cli_compares_example_runs_in_every_format(tmp_path: Path) -> None:
     args = ["compare", str(EXAMPLE / "bm25-nostem.run.jsonl"), str(EXAMPLE / "bm25.run.jsonl"),
-            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10", "--resamples", "2000"]
+            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10"]
     text = CliRunner().invoke(cli, args)
     assert text.exit_code == 0, text.output
     assert "ndcg@10" in text.stdout and "got worse" in text.stdout and "latency" in text.stdout
@@ -98,7 +101,7 @@ def test_cli_compares_saved_results(tmp_path: Path) -> None:
                                      "-k", "10", "--format", "json", "-o", str(tmp_path / f"{name}.json")])
         assert r.exit_code == 0, r.output
     r = CliRunner().invoke(cli, ["compare", str(tmp_path / "bm25-nostem.json"), str(tmp_path / "bm25.json"),
-                                 "--resamples", "500"])
+                                ])
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(cli, ["compare", str(EXAMPLE / "bm25.run.jsonl"), str(tmp_path / "bm25.json")])
     assert r.exit_code == 2 and "--golden is needed" in r.stderr
@@ -109,7 +112,7 @@ def test_html_comparison_is_offline_and_escaped(tmp_path: Path) -> None:
     import re
 
     args = ["compare", str(EXAMPLE / "bm25-nostem.run.jsonl"), str(EXAMPLE / "bm25.run.jsonl"),
-            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10", "--resamples", "500", "--format", "html"]
+            "--golden", str(EXAMPLE / "golden.jsonl"), "-k", "10", "--format", "html"]
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 0, out.output
     page = out.stdout
@@ -117,10 +120,66 @@ def test_html_comparison_is_offline_and_escaped(tmp_path: Path) -> None:
     assert "<script" not in page and not re.search(r"(?:src|href)=\"(?!data:)", page)
     assert "Content-Security-Policy" in page and "ndcg@10" in page and "got worse" in page
     golden = tmp_path / "g.jsonl"
-    golden.write_text('{"id": "q<b>", "query": "<script>alert(1)</script>", "relevant": ["a"]}\n')
+    ids = [f"q<b>{i}" for i in range(6)]  # a comparison needs 6 questions (see test_refuses_too_few_questions)
+    golden.write_text("".join(f'{{"id": "{i}", "query": "<script>alert(1)</script>", "relevant": ["a"]}}\n'
+                              for i in ids))
     for name, hits in (("base", '["a"]'), ("new", '["x", "a"]')):
-        (tmp_path / f"{name}.jsonl").write_text('{"id": "q<b>", "hits": ' + hits + "}\n")
+        (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"id": "{i}", "hits": {hits}}}\n' for i in ids))
     out = CliRunner().invoke(cli, ["compare", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl"), "--golden",
-                                   str(golden), "--format", "html", "--resamples", "100"])
+                                   str(golden), "--format", "html"])
     assert out.exit_code == 0, out.output
     assert "<script>alert" not in out.stdout and "&lt;script&gt;alert(1)&lt;/script&gt;" in out.stdout
+
+
+def test_refuses_too_few_questions_to_test(tmp_path: Path) -> None:
+    five = GoldenSet.from_queries(list(GOLDEN)[:5])
+    e = ragauge.evaluate_run(five, run_with_ranks({q.id: 1 for q in GOLDEN}), k=5)
+    with pytest.raises(InputError, match="only 5 question"):
+        compare(e, e)
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("".join(f'{{"id": "q{i}", "query": "x", "relevant": ["a"]}}\n' for i in range(3)))
+    (tmp_path / "r.jsonl").write_text("".join(f'{{"id": "q{i}", "hits": ["a"]}}\n' for i in range(3)))
+    out = CliRunner().invoke(cli, ["compare", str(tmp_path / "r.jsonl"), str(tmp_path / "r.jsonl"), "--golden",
+                                   str(golden)])
+    assert out.exit_code == 2 and "no test at alpha 0.05 can tell" in out.stderr and "Traceback" not in out.output
+
+
+def test_no_change_is_claimed_from_a_handful_of_questions() -> None:
+    """Five questions improve and none gets worse: a paired t-test says p < 0.05, but no exact test
+    could reach it with 5 changed questions (smallest p 2/32), so the verdict claims nothing."""
+    base = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 8 for q in GOLDEN}), k=5)
+    ranks = {q.id: 8 for q in GOLDEN}
+    ranks.update({f"q{i}": 1 for i in range(5)})
+    new = ragauge.evaluate_run(GOLDEN, run_with_ranks(ranks), k=5)
+    c = compare(base, new, metrics=["mrr"])
+    mrr = c.metrics["mrr"]
+    assert (mrr.better, mrr.worse) == (5, 0) and mrr.p_value < 0.05 and mrr.method == "paired t"
+    assert mrr.verdict == "too few changed questions (5) to tell a change from noise"
+
+
+def test_minimum_detectable_effect_and_tags_too_small(tmp_path: Path) -> None:
+    queries = [GoldenQuery(q.id, q.query, q.relevant, ("big",) if i < 30 else ("tiny",)) for i, q in
+               enumerate(list(GOLDEN)[:33])]
+    golden = GoldenSet.from_queries(queries)
+    base = ragauge.evaluate_run(golden, run_with_ranks({q.id: 8 for q in GOLDEN}), k=5)
+    new = ragauge.evaluate_run(golden, run_with_ranks({q.id: 1 + int(q.id[1:]) % 9 for q in GOLDEN}), k=5)
+    c = compare(base, new)
+    assert c.by_tag["tiny"]["mrr"].mde is None and c.by_tag["big"]["mrr"].mde is not None
+    assert c.metrics["mrr"].mde is not None and 0 < c.metrics["mrr"].mde < 1
+    from ragauge.reports.comparison import render_comparison
+
+    text = render_comparison(c, "text")
+    assert "tags too small to detect any change: tiny" in text
+    assert "paired proportions (McNemar score test, Tango interval) for hit@5" in text and "MDE" in text
+    back = Comparison.from_dict(json.loads(render_comparison(c, "json")))
+    assert back.metrics["mrr"].mde == c.metrics["mrr"].mde and back.metrics["mrr"].method == "paired t"
+
+
+def test_a_version_1_comparison_still_reads() -> None:
+    e = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
+    data = compare(e, e).to_dict()
+    data["ragauge_comparison"] = 1
+    for d in data["metrics"].values():
+        del d["method"], d["mde"]
+    old = Comparison.from_dict(data)
+    assert old.metrics["mrr"].mde is None and "bootstrap" in old.metrics["mrr"].method

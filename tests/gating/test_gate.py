@@ -154,3 +154,53 @@ def test_gate_and_baseline_can_call_the_retriever(tmp_path: Path, monkeypatch: p
     assert r.exit_code == 0, r.output
     r = invoke("gate", GOLDEN, "--baseline", str(base), "--config", cfg)
     assert r.exit_code == 2 and "--run FILE or --retriever SPEC" in r.stderr
+
+
+def _gate_with(baseline: Path, tmp_path: Path, rules: str, run: str = WORSE) -> object:
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text("[gate]\n" + rules + "\n")
+    return invoke("gate", GOLDEN, "--run", run, "--baseline", str(baseline), "--config", str(cfg))
+
+
+@pytest.mark.parametrize(("rules", "code", "says"), [
+    # the unstemmed run: mrr -0.0172 (one-sided p 0.06), ndcg@10 -0.0243 (one-sided p 0.009)
+    ('metrics = { "mrr" = 0.0 }\nfail_if = "significant"', 0, "no significant drop"),
+    ('metrics = { "ndcg@10" = 0.0 }\nfail_if = "significant"', 1, "a significant drop"),
+    ('metrics = { "ndcg@10" = 0.03 }\nfail_if = "drop_and_significant"', 0, "within the allowance"),
+    ('metrics = { "ndcg@10" = 0.02 }\nfail_if = "drop_and_significant"', 1, "significant drop beyond the allowance"),
+    ('metrics = { "ndcg@10" = 0.05 }\nfail_if = "not_shown_no_worse"', 0, "shown no worse than the margin"),
+    ('metrics = { "ndcg@10" = 0.03 }\nfail_if = "not_shown_no_worse"', 1, "not shown to be no worse than -0.0300"),
+])
+def test_fail_if_modes(baseline: Path, tmp_path: Path, rules: str, code: int, says: str) -> None:
+    r = _gate_with(baseline, tmp_path, rules)
+    assert r.exit_code == code, r.output
+    assert says in r.stdout and "paired t, n = 300" in r.stdout
+
+
+def test_the_gate_says_when_the_golden_set_is_too_small_for_its_rule(baseline: Path, tmp_path: Path) -> None:
+    r = _gate_with(baseline, tmp_path, 'metrics = { "hit@10" = 0.02 }', run=GOOD)
+    assert r.exit_code == 0, r.output
+    assert "NOTE: hit@10: with 300 questions a change of equal quality drops it by more than 0.0200 in 18% of runs" \
+        in r.stdout and "so this rule fails on noise" in r.stdout
+    data = json.loads(invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(baseline), "--config",
+                             str(tmp_path / "rules.toml"), "--format", "json").stdout)
+    power = data["meta"]["power"][0]
+    assert power["n"] == 300 and power["false_alarm"] == pytest.approx(0.18, abs=0.01) and power["mde"] > 0.05
+    strict = _gate_with(baseline, tmp_path, 'metrics = { "hit@10" = 0.02 }\nstrict_power = true', run=GOOD)
+    assert strict.exit_code == 2 and "too small for the gate's rules" in strict.stderr
+    assert "Traceback" not in strict.output
+    # an allowance the set can resolve, or runs assumed to agree closely, say nothing
+    assert "NOTE" not in _gate_with(baseline, tmp_path, 'metrics = { "hit@10" = 0.04 }', run=GOOD).stdout
+    quiet = _gate_with(baseline, tmp_path, 'metrics = { "hit@10" = 0.02 }\ncorrelation = 0.9', run=GOOD)
+    assert "NOTE" not in quiet.stdout
+
+
+@pytest.mark.parametrize(("rules", "error"), [
+    ('fail_if = "sometimes"', "'gate.fail_if' must be one of drop, significant"),
+    ('fail_if = "drop"\nsignificant_only = true', "both given"),
+    ("correlation = 1.0", "'gate.correlation'"),
+    ('strict_power = "yes"', "must be true or false"),
+])
+def test_bad_statistics_settings_are_exit_2(baseline: Path, tmp_path: Path, rules: str, error: str) -> None:
+    r = _gate_with(baseline, tmp_path, rules)
+    assert r.exit_code == 2 and error in r.stderr and "rules.toml" in r.stderr, r.output

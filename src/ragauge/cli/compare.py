@@ -19,22 +19,21 @@ from ragauge.cli.options import parse_ks, write_output
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
-@click.option("--resamples", default=10_000, show_default=True,
-              help="Bootstrap resamples and randomization permutations.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap and randomization test.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, allow_different_golden: bool,
-                    resamples: int, seed: int, alpha: float, fmt: str, output: Path | None) -> None:
+                    alpha: float, fmt: str, output: Path | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
-    For each metric: both means, the difference with a paired bootstrap 95% interval, a
-    sign-flip randomization p-value (Holm-corrected over metrics x tags), better/worse/tied
-    counts and a verdict; then the questions that got worse, per-tag differences, latency
-    and cost.
+    For each metric: both means, the difference with its 95% interval and p-value from a paired
+    test chosen for the metric's values (paired t; McNemar with Tango's interval for 0/1 values),
+    Holm-corrected over metrics x tags, better/worse/tied counts, the minimum detectable effect
+    at 80% power and a verdict; then per-tag differences, the questions that got worse, latency
+    and cost. Exit 2 when the results cannot be compared fairly (different golden sets or
+    contracts, too few shared questions).
 
     \b
     Examples:
@@ -45,6 +44,5 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
     from ragauge.reports.comparison import render_comparison
 
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
-                     doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
-                     resamples=resamples, seed=seed)
+                     doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha)
     write_output(render_comparison(result, fmt), output)

@@ -17,7 +17,7 @@ from ragauge.errors import RagaugeError
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
 # Commands in BATCH evaluate stored data in one pass and get tune_for_batch(); commands that
 # keep a retriever or an embedding model busy for a long time (run, index, golden) do not.
-BATCH = frozenset({"baseline", "compare", "eval", "gate", "history", "report", "trec-eval"})
+BATCH = frozenset({"baseline", "compare", "eval", "gate", "history", "power", "report", "trec-eval"})
 COMMANDS = {
     "baseline": ("ragauge.cli.gate", "baseline_group"),
     "compare": ("ragauge.cli.compare", "compare_command"),
@@ -27,6 +27,7 @@ COMMANDS = {
     "history": ("ragauge.cli.history", "history_command"),
     "index": ("ragauge.cli.index", "index_group"),
     "metrics": ("ragauge.cli.metrics", "metrics_command"),
+    "power": ("ragauge.cli.power", "power_command"),
     "report": ("ragauge.cli.report", "report_command"),
     "run": ("ragauge.cli.run", "run_command"),
     "trec-eval": ("ragauge.cli.trec_eval", "trec_eval_command"),

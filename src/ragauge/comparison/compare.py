@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.comparison.result import Comparison, MetricDelta
-from ragauge.core.numbers import COUNT, PROBABILITY, WHOLE, check_number
+from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import score_run
@@ -21,8 +21,9 @@ from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.spec import parse_metrics
-from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
-from ragauge.stats.randomization import holm, sign_flip_p_value
+from ragauge.stats.holm import holm
+from ragauge.stats.paired import paired_test
+from ragauge.stats.power import min_questions, minimum_detectable_effect, noise_sd
 
 
 def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
@@ -47,29 +48,34 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
     return notes
 
 
-def _verdict(d: MetricDelta, alpha: float) -> str:
-    lo, hi = d.ci95
+def _verdict(d: MetricDelta, alpha: float, tests: int) -> str:
+    """The verdict in words. A change is claimed only when the test is significant after Holm's
+    correction, and never from fewer changed questions than any exact test needs at ``alpha``."""
     if d.n == 0:
         return "no questions to compare"
-    if lo <= 0.0 <= hi:
+    changed = d.better + d.worse
+    if changed == 0:
+        return "no question changed"
+    if changed < min_questions(alpha):
+        return f"too few changed questions ({changed}) to tell a change from noise"
+    if d.p_value >= alpha:
         return "no evidence of a change"
     direction = "better" if d.diff > 0 else "worse"
     if d.p_adjusted < alpha:
         return f"{direction} (significant)"
-    return f"probably {direction}, not significant after correction"
+    return f"{direction} only before correction for {tests} tests: not significant"
 
 
-def _delta(b: np.ndarray, n: np.ndarray, resamples: int, seed: int) -> MetricDelta:
-    d = n - b
-    if len(d) == 0:
-        nan = float("nan")
-        return MetricDelta(0, nan, nan, nan, (nan, nan), 1.0, 1.0, 0, 0, 0, "")
-    eps = 1e-12
-    return MetricDelta(
-        len(d), float(b.mean()), float(n.mean()), float(d.mean()), bootstrap_ci(d, 0.95, resamples, seed),
-        sign_flip_p_value(d, resamples, seed), 1.0, int((d > eps).sum()), int((d < -eps).sum()),
-        int((np.abs(d) <= eps).sum()), "",
-    )
+def _delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
+    """The paired test of one metric on one set of questions, with its minimum detectable effect
+    (``stats.power.noise_sd``: from the observed differences, or the base run's spread when no
+    question changed)."""
+    test = paired_test(b, n)
+    mde = None
+    if test.n > 1:
+        mde = minimum_detectable_effect(noise_sd(test.n, test.sd_diff, float(np.std(b, ddof=1))), test.n, alpha)
+    return MetricDelta(test.n, test.base, test.new, test.diff, test.ci, test.p_value, test.p_value, test.better,
+                       test.worse, test.tied, "", test.method, mde)
 
 
 def compare(
@@ -84,22 +90,20 @@ def compare(
     doc_id_pattern: str | None = None,
     allow_different_golden: bool = False,
     alpha: float = 0.05,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
     ``base`` and ``new`` are evaluations, saved results (``ragauge eval --format json``), or runs
     (files, Run objects or ``{qid: [doc]}`` data) scored here against ``golden`` with the
     evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule). Only questions answerable in
-    both are paired. For each metric, overall and per tag: means, difference, paired bootstrap 95%
-    interval, sign-flip p-value, Holm-adjusted p-value over all metric x tag tests,
-    better/worse/tied counts and a verdict in words. Refuses results from different golden sets or
-    contracts unless ``allow_different_golden``.
+    both are paired. For each metric, overall and per tag: means, difference, the paired test chosen
+    for its values (``stats.paired``: paired t, or McNemar with Tango's interval for 0/1 values)
+    with its 95% interval and p-value, the Holm-adjusted p-value over all metric x tag tests,
+    better/worse/tied counts, the minimum detectable effect at 80% power and a verdict in words.
+    Refuses (InputError) results from different golden sets or contracts unless
+    ``allow_different_golden``, and fewer paired questions than any test at ``alpha`` needs.
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
-    resamples = int(check_number(resamples, "resamples", COUNT))
-    seed = int(check_number(seed, "seed", WHOLE))
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
@@ -115,28 +119,33 @@ def compare(
     if len(ids) < len(bq) or len(ids) < len(nq):
         notes.append(f"{len(ids)} questions paired ({len(bq)} in base, {len(nq)} in new)")
     pairs = [(bq[i], nq[i]) for i in ids]
+    if len(pairs) < min_questions(alpha):
+        raise InputError(
+            f"only {len(pairs)} question(s) are answerable in both results: no test at alpha {alpha} can tell "
+            f"a change from noise with fewer than {min_questions(alpha)}",
+            hint="compare on a golden set with more answerable questions (or results of the same golden set)")
 
     def arrays(subset: list[tuple[QueryScore, QueryScore]], m: str) -> tuple[np.ndarray, np.ndarray]:
         ids = [b.id for b, _ in subset]
         return base.column(m, ids), new.column(m, ids)
 
-    overall = {m: _delta(*arrays(pairs, m), resamples, seed) for m in names}
+    overall = {m: _delta(*arrays(pairs, m), alpha) for m in names}
     groups = group_by_tag(pairs, lambda pair: pair[0].tags)
     tags = sorted(groups)
-    by_tag = {tag: {m: _delta(*arrays(groups[tag], m), resamples, seed) for m in names} for tag in tags}
+    by_tag = {tag: {m: _delta(*arrays(groups[tag], m), alpha) for m in names} for tag in tags}
 
     tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
     adjusted = holm([(overall[m] if t is None else by_tag[t][m]).p_value for t, m in tested])
     for (t, m), p in zip(tested, adjusted):
         table = overall if t is None else by_tag[t]
         d = replace(table[m], p_adjusted=p)
-        table[m] = replace(d, verdict=_verdict(d, alpha))
+        table[m] = replace(d, verdict=_verdict(d, alpha, len(tested)))
 
     meta = {
         "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
         "new": {"run": new.meta["run"], "golden": new.meta["golden"]},
-        "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "resamples": resamples,
-        "seed": seed, "paired_questions": len(pairs), "correction": "holm over metrics x (overall + tags)",
+        "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "power": 0.8,
+        "paired_questions": len(pairs), "correction": "holm over metrics x (overall + tags)",
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta)

@@ -6,16 +6,20 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-COMPARISON_VERSION = 1
+COMPARISON_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: bootstrap interval and sign-flip test, no method or MDE
 
 
 @dataclass(frozen=True)
 class MetricDelta:
     """One metric over one set of paired questions (all, or one tag).
 
-    ``ci95`` is the paired bootstrap interval of the mean difference (new - base); ``p_value``
-    the two-sided sign-flip randomization test; ``p_adjusted`` Holm-corrected across every
-    metric x tag tested in the same comparison.
+    ``method`` names the paired test (``stats.paired``: paired t, or McNemar's score test with
+    Tango's interval for 0/1 values); ``ci95`` is its 95% interval of the mean difference
+    (new - base), which excludes 0 exactly when ``p_value`` (two-sided) is below 0.05;
+    ``p_adjusted`` is Holm-corrected across every metric x tag tested in the same comparison.
+    ``mde`` is the smallest difference these questions could detect at 80% power (None: too few
+    questions to detect anything).
     """
 
     n: int
@@ -29,19 +33,24 @@ class MetricDelta:
     worse: int
     tied: int
     verdict: str
+    method: str = ""
+    mde: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "base": self.base, "new": self.new, "diff": self.diff, "ci95": list(self.ci95),
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted, "better": self.better,
-                "worse": self.worse, "tied": self.tied, "verdict": self.verdict}
+                "worse": self.worse, "tied": self.tied, "verdict": self.verdict, "method": self.method,
+                "mde": self.mde}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MetricDelta:
         """The inverse of ``to_dict`` (a null number, written for NaN, reads back as NaN)."""
         lo, hi = d["ci95"]
+        mde = d.get("mde")
         return cls(int(d["n"]), _num(d["base"]), _num(d["new"]), _num(d["diff"]), (_num(lo), _num(hi)),
                    _num(d["p_value"]), _num(d["p_adjusted"]), int(d["better"]), int(d["worse"]), int(d["tied"]),
-                   str(d["verdict"]))
+                   str(d["verdict"]), str(d.get("method", "bootstrap interval, sign-flip test")),
+                   None if mde is None else float(mde))
 
 
 def _num(value: Any) -> float:
@@ -73,7 +82,7 @@ class Comparison:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Comparison:
         """The inverse of ``to_dict``; InputError for another version."""
-        if d.get("ragauge_comparison") != COMPARISON_VERSION:
+        if d.get("ragauge_comparison") not in READABLE_VERSIONS:
             from ragauge.errors import InputError
 
             raise InputError(f"not a ragauge comparison (version {d.get('ragauge_comparison')!r})")

@@ -58,6 +58,8 @@ UNIT = Range(0, 1)
 """A share or a metric value: [0, 1]."""
 PROBABILITY = Range(0, 1, low_open=True, high_open=True)
 """A significance level: strictly between 0 and 1."""
+CORRELATION = Range(-1, 1, high_open=True)
+"""A correlation that leaves two runs some room to differ."""
 COUNT = Range(1, integer=True)
 """A depth, a cutoff, a count: an integer >= 1."""
 WHOLE = Range(0, integer=True)

@@ -8,13 +8,22 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
-from ragauge.stats.randomization import sign_flip_p_value
+from ragauge.stats.paired import PairedTest, one_sided_p, paired_test
+from ragauge.stats.power import (
+    min_questions,
+    minimum_detectable_effect,
+    noise_allowance,
+    noise_exceedance,
+    noise_sd,
+    questions_for_allowance,
+)
 
 GATE_VERSION = 1
 SHOWN = 10
@@ -68,7 +77,7 @@ class GateResult:
 
 
 def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> RuleOutcome:
-    rule = f"{m} may drop at most {allowed:.4f} below the baseline"
+    rule = _RULE_TEXT[rules.fail_if].format(m=m, allowed=allowed)
     if m not in base.metrics:
         return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
                            [{"hint": "re-baseline with the gated metrics: ragauge baseline update ..."}])
@@ -76,23 +85,78 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
     if not (math.isfinite(old) and math.isfinite(new)):  # a comparison with NaN is False: never a pass
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
                                                   "(no answerable question)")
-    drop = old - new
     paired = [(q.id, base.queries[q.id][m], q.values[m]) for q in ev.queries if m in base.queries.get(q.id, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
-    failed = drop > allowed + EPS
-    if failed and rules.significant_only:
-        if not paired:  # a test on no pairs could only say "not significant": never a pass
-            return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values to "
-                               "test the drop's significance", [{"hint": "re-baseline: ragauge baseline update ..."}])
-        diffs = np.array([n - o for _, o, n in paired])
-        p = sign_flip_p_value(diffs)
-        message += f"; randomization p = {p:.4f} (alpha {rules.alpha})"
-        failed = p < rules.alpha
-        if not failed:
-            message += ": the drop is not significant, so it passes"
-    return RuleOutcome("metric", rule, not failed, message, questions if failed else [])
+    dropped = old - new > allowed + EPS
+    if not rules.tests:
+        return RuleOutcome("metric", rule, not dropped, message, questions if dropped else [])
+    if not paired:  # a test on no pairs could only say "not significant": never a pass
+        return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values for the "
+                           "paired test this rule needs", [{"hint": "re-baseline: ragauge baseline update ..."}])
+    test = paired_test(np.array([o for _, o, _ in paired]), np.array([n for _, _, n in paired]))
+    failed, detail = _tested(test, allowed, rules, dropped)
+    return RuleOutcome("metric", rule, not failed, f"{message}; {detail}", questions if failed else [])
+
+
+_RULE_TEXT = {
+    "drop": "{m} may drop at most {allowed:.4f} below the baseline",
+    "significant": "{m} must not drop significantly below the baseline",
+    "drop_and_significant": "{m} may not drop significantly by more than {allowed:.4f} below the baseline",
+    "not_shown_no_worse": "{m} must be shown to be no worse than {allowed:.4f} below the baseline",
+}
+
+
+def _tested(test: PairedTest, allowed: float, rules: GateRules, dropped: bool) -> tuple[bool, str]:
+    """Whether a tested rule fails, and the test's figures in words (one-sided p-values from the
+    metric's own paired test; ``lower`` is the one-sided lower confidence bound of the change)."""
+    where = f"{test.method}, n = {test.n}, {test.better} better / {test.worse} worse"
+    if rules.fail_if == "not_shown_no_worse":
+        p = one_sided_p(test, -allowed, "greater")
+        shown = p < rules.alpha
+        return (not shown, f"non-inferiority p = {p:.4f} ({where}): " +
+                ("shown no worse than the margin" if shown else
+                 f"not shown to be no worse than -{allowed:.4f} at alpha {rules.alpha}"))
+    p = one_sided_p(test, 0.0, "less")
+    significant = p < rules.alpha and test.changed >= min_questions(rules.alpha)
+    detail = f"one-sided p = {p:.4f} for a drop ({where})"
+    if rules.fail_if == "significant":
+        return significant, detail + (": a significant drop" if significant else ": no significant drop")
+    if not dropped:
+        return False, detail + ": within the allowance"
+    return significant, detail + (": a significant drop beyond the allowance" if significant else
+                                  ": the drop is not significant, so it passes")
+
+
+def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> dict[str, Any]:
+    """What the golden set can resolve for one metric rule, from the baseline's per-question values
+    (the evaluation's when the baseline has none) under the one-run noise model of
+    ``stats.power.noise_sd``: the minimum detectable effect, and for the plain rule the
+    chance that a change of equal quality fails it and the questions that would bring that to alpha.
+    ``warning`` says when the set is too small for the rule (the plain rule fails on noise more
+    often than alpha; a non-inferiority margin below the MDE)."""
+    stored = [row[m] for row in base.queries.values() if m in row]
+    values = np.array(stored) if stored else ev.column(m)
+    n = len(values)
+    sd = noise_sd(n, sd_values=float(values.std(ddof=1)) if n > 1 else 0.0, correlation=rules.correlation)
+    mde = minimum_detectable_effect(sd, n, rules.alpha)
+    out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": sd, "mde": mde, "warning": None}
+    shown = "no change is detectable" if mde is None else f"the smallest change it detects (80% power) is ±{mde:.4f}"
+    if rules.fail_if == "drop":
+        chance = noise_exceedance(allowed, sd, n)
+        out["false_alarm"] = chance
+        if chance > rules.alpha:
+            needed = questions_for_allowance(allowed, sd, rules.alpha)
+            out["warning"] = (
+                f"{LOUD}{m}: with {n} questions a change of equal quality drops it by more than {allowed:.4f} in "
+                f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
+                f"{noise_allowance(sd, n, rules.alpha):.4f}, set fail_if = \"drop_and_significant\", or grow the "
+                f"golden set to {needed if needed else 'more than a billion'} questions ({shown})")
+    elif rules.fail_if == "not_shown_no_worse" and (mde is None or mde > allowed):
+        out["warning"] = (f"{LOUD}{m}: with {n} questions {shown}, wider than the margin {allowed:.4f}: even an "
+                          f"unchanged run will seldom be shown no worse; widen the margin or add questions")
+    return out
 
 
 def _floor_rule(tag: str, m: str, floor: float, qs: list[QueryScore]) -> RuleOutcome:
@@ -140,6 +204,15 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                                        f"{', '.join(changed)} differ from the baseline's; "
                                        f"use the same options or {renew}")],
                           meta)
+    power = [gate_power(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()
+             if m in baseline.metrics and m in evaluation.metrics]
+    meta["power"] = power
+    too_small = [p["warning"] for p in power if p["warning"]]
+    if too_small and rules.strict_power:
+        raise InputError("the golden set is too small for the gate's rules (strict_power = true): "
+                         + "; ".join(w.removeprefix(LOUD) for w in too_small),
+                         where=rules.source, hint="change the rule as suggested, or set strict_power = false")
+    meta["warnings"] += too_small
     outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
     groups = group_by_tag(evaluation.queries)
     outcomes += [_floor_rule(t, m, f, groups.get(t, [])) for t, fl in rules.tag_floors.items() for m, f in fl.items()]

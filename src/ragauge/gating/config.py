@@ -7,8 +7,10 @@ Example::
     tag_floors = { networking = { "recall@10" = 0.8 } }  # tag -> metric -> minimum mean
     critical = ["q001", "q017"]                          # must keep a relevant document ...
     critical_k = 10                                      # ... within the top k
-    significant_only = false                             # fail a drop only if also significant
+    fail_if = "drop"                                     # see FAIL_IF
     alpha = 0.05
+    strict_power = false                                 # true: a set too small for the rule is exit 2
+    correlation = 0.5                                    # assumed per-question correlation of two runs
 """
 
 from __future__ import annotations
@@ -18,12 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.config import key_line, read_table
-from ragauge.core.numbers import COUNT, PROBABILITY, UNIT, Range, check_number
+from ragauge.core.numbers import CORRELATION, COUNT, PROBABILITY, UNIT, Range, check_number
 from ragauge.errors import InputError
 from ragauge.metrics.spec import parse_metric
 
 DEFAULT_METRICS = ("hit@5", "recall@5", "mrr", "ndcg@5")
 DEFAULT_ALLOWED_DROP = 0.02
+FAIL_IF = {
+    "drop": "the mean drops by more than the allowance",
+    "significant": "the per-question change is a significant drop (one-sided test at alpha), of any size",
+    "drop_and_significant": "the mean drops by more than the allowance and the drop is significant (one-sided)",
+    "not_shown_no_worse": "the new run is not shown to be no worse than -allowance (non-inferiority, one-sided)",
+}
+"""What a metric rule may fail on: ``fail_if`` in ``[gate]``. The tests are the paired tests of
+``stats.paired``, run on the baseline's stored per-question values."""
+KNOWN = ("metrics", "tag_floors", "critical", "critical_k", "fail_if", "significant_only", "alpha", "strict_power",
+         "correlation")
 
 
 @dataclass(frozen=True)
@@ -34,13 +46,25 @@ class GateRules:
     tag_floors: dict[str, dict[str, float]] = field(default_factory=dict)
     critical: tuple[str, ...] = ()
     critical_k: int = 5
-    significant_only: bool = False
+    fail_if: str = "drop"
     alpha: float = 0.05
+    strict_power: bool = False
+    correlation: float = 0.5
     source: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.fail_if not in FAIL_IF:
+            raise InputError(f"unknown fail_if {self.fail_if!r}", hint=f"one of: {', '.join(FAIL_IF)}")
+
+    @property
+    def tests(self) -> bool:
+        """Whether the metric rules need the per-question values for a paired test."""
+        return self.fail_if != "drop"
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": self.metrics, "tag_floors": self.tag_floors, "critical": list(self.critical),
-                "critical_k": self.critical_k, "significant_only": self.significant_only, "alpha": self.alpha}
+                "critical_k": self.critical_k, "fail_if": self.fail_if, "alpha": self.alpha,
+                "strict_power": self.strict_power, "correlation": self.correlation}
 
     @property
     def needed_metrics(self) -> list[str]:
@@ -61,10 +85,10 @@ def load_rules(path: Path | None) -> GateRules:
         return GateRules()
     gate = read_table(path, "gate")
     where = str(path)
-    unknown = set(gate) - {"metrics", "tag_floors", "critical", "critical_k", "significant_only", "alpha"}
+    unknown = set(gate) - set(KNOWN)
     if unknown:
         raise InputError(f"unknown gate setting(s): {', '.join(sorted(unknown))}", where=where,
-                         hint="known: metrics, tag_floors, critical, critical_k, significant_only, alpha")
+                         hint=f"known: {', '.join(KNOWN)}")
     metrics_raw = gate.get("metrics", {m: DEFAULT_ALLOWED_DROP for m in DEFAULT_METRICS})
     if isinstance(metrics_raw, list):
         metrics_raw = {m: DEFAULT_ALLOWED_DROP for m in metrics_raw}
@@ -86,9 +110,29 @@ def load_rules(path: Path | None) -> GateRules:
     if not isinstance(critical, list) or not all(isinstance(c, str) for c in critical):
         raise InputError("'gate.critical' must be a list of question ids", where=key_line(path, "critical"))
     k = int(_number(gate.get("critical_k", 5), "'gate.critical_k'", COUNT, path, "critical_k"))
-    significant = gate.get("significant_only", False)
-    if not isinstance(significant, bool):
-        raise InputError(f"'gate.significant_only' must be true or false, got {significant!r}",
-                         where=key_line(path, "significant_only"))
+    fail_if = _fail_if(gate, path)
     alpha = _number(gate.get("alpha", 0.05), "'gate.alpha'", PROBABILITY, path, "alpha")
-    return GateRules(metrics, floors, tuple(critical), k, significant, alpha, where)
+    strict = _flag(gate, "strict_power", path)
+    rho = _number(gate.get("correlation", 0.5), "'gate.correlation'", CORRELATION, path, "correlation")
+    return GateRules(metrics, floors, tuple(critical), k, fail_if, alpha, strict, rho, where)
+
+
+def _flag(gate: dict[str, Any], key: str, path: Path) -> bool:
+    value = gate.get(key, False)
+    if not isinstance(value, bool):
+        raise InputError(f"'gate.{key}' must be true or false, got {value!r}", where=key_line(path, key))
+    return value
+
+
+def _fail_if(gate: dict[str, Any], path: Path) -> str:
+    """``fail_if``, or the older ``significant_only = true`` (= "drop_and_significant"); not both."""
+    if "significant_only" in gate:
+        if "fail_if" in gate:
+            raise InputError("'gate.significant_only' and 'gate.fail_if' both given", where=key_line(path, "fail_if"),
+                             hint='keep fail_if (significant_only = true is fail_if = "drop_and_significant")')
+        return "drop_and_significant" if _flag(gate, "significant_only", path) else "drop"
+    value = gate.get("fail_if", "drop")
+    if value not in FAIL_IF:
+        raise InputError(f"'gate.fail_if' must be one of {', '.join(FAIL_IF)}, got {value!r}",
+                         where=key_line(path, "fail_if"), hint='fail_if = "drop_and_significant"')
+    return str(value)

@@ -22,7 +22,29 @@ def _signed(x: float) -> str:
 
 
 def _ci(d: MetricDelta) -> str:
+    if d.ci95[0] != d.ci95[0]:
+        return "n/a"
     return f"[{d.ci95[0]:+.4f}, {d.ci95[1]:+.4f}]"
+
+
+def _mde(d: MetricDelta) -> str:
+    """The minimum detectable effect as shown: ``±0.0850``, or ``none`` when nothing is detectable."""
+    return "none" if d.mde is None else f"±{d.mde:.4f}"
+
+
+def methods_line(c: Comparison) -> str:
+    """Which paired test served which metrics, and what the MDE column means."""
+    by_method: dict[str, list[str]] = {}
+    for m, d in c.metrics.items():
+        by_method.setdefault(d.method or "unknown", []).append(m)
+    tests = "; ".join(f"{method} for {', '.join(names)}" for method, names in by_method.items())
+    return (f"tests: {tests}; Holm over metrics x tags. MDE: the smallest difference these questions detect "
+            f"with 80% power at alpha {c.meta.get('alpha', 0.05)} (none: too few questions to detect anything)")
+
+
+def blind_tags(c: Comparison) -> list[str]:
+    """Tags whose questions are too few for any test to detect a change."""
+    return [tag for tag, d in c.by_tag.items() if all(x.mde is None for x in d.values())]
 
 
 def _p(x: float) -> str:
@@ -32,10 +54,10 @@ def _p(x: float) -> str:
 def _rows(c: Comparison, text: Callable[[object], str]) -> list[list[str]]:
     """One row per metric; ``text`` escapes the user text (the metric's name, the verdict)."""
     return [[text(m), f"{d.base:.4f}", f"{d.new:.4f}", _signed(d.diff), _ci(d), _p(d.p_value), _p(d.p_adjusted),
-             f"{d.better}/{d.worse}/{d.tied}", text(d.verdict)] for m, d in c.metrics.items()]
+             f"{d.better}/{d.worse}/{d.tied}", _mde(d), text(d.verdict)] for m, d in c.metrics.items()]
 
 
-HEADER = ["metric", "base", "new", "diff", "95% CI", "p", "p (Holm)", "better/worse/tied", "verdict"]
+HEADER = ["metric", "base", "new", "diff", "95% CI", "p", "p (Holm)", "better/worse/tied", "MDE", "verdict"]
 
 
 def _rank(r: Any) -> str:
@@ -48,16 +70,19 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     t = escape.terminal
     meta = c.meta
     out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
-           f"{t(meta['paired_questions'])} paired questions; paired bootstrap 95% CI "
-           f"({t(meta['resamples'])} resamples, seed {t(meta['seed'])}); sign-flip randomization test; "
-           "Holm over metrics x tags", ""]
+           f"{t(meta['paired_questions'])} paired questions", ""]
     out += text_table(HEADER, _rows(c, t))
+    out += ["", t(methods_line(c))]
     if c.by_tag:
-        out += ["", "by tag (diff new - base, Holm-adjusted p)"]
+        out += ["", "by tag (diff new - base, Holm-adjusted p; MDE of the first metric)"]
         metrics = list(c.metrics)
         rows = [[t(tag), str(next(iter(d.values())).n),
-                 *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics)] for tag, d in c.by_tag.items()]
-        out += text_table(["tag", "n", *map(t, metrics)], rows)
+                 *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics), _mde(d[metrics[0]])]
+                for tag, d in c.by_tag.items()]
+        out += text_table(["tag", "n", *map(t, metrics), "MDE"], rows)
+        blind = blind_tags(c)
+        if blind:
+            out.append(f"  tags too small to detect any change: {t(', '.join(blind))}")
     if c.worse_queries:
         out += ["", f"{len(c.worse_queries)} question(s) got worse"
                 + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
@@ -90,6 +115,10 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     out.append("| " + " | ".join(HEADER) + " |")
     out.append("|" + "---|" * len(HEADER))
     out += ["| " + " | ".join(row) + " |" for row in _rows(c, md)]
+    out += ["", f"<sub>{md(methods_line(c))}</sub>"]
+    blind = blind_tags(c)
+    if blind:
+        out += ["", f"<sub>tags too small to detect any change: {md(', '.join(blind))}</sub>"]
     if c.worse_queries:
         out += ["", f"<details><summary>{len(c.worse_queries)} question(s) got worse</summary>", "",
                 "| id | first relevant rank | drops | now above it |", "|---|---|---|---|"]
@@ -115,16 +144,19 @@ def render_comparison_html(c: Comparison) -> str:
     css = static_file(env, "report.css")
     width = 160.0
     spans = [abs(x) for d in c.metrics.values() for x in (*d.ci95, d.diff) if x == x]
+    ok = {m: d.ci95[0] == d.ci95[0] for m, d in c.metrics.items()}
     scale = max(spans + [1e-9])
 
     def x(v: float) -> float:
         return round(width / 2 + v / scale * (width / 2 - 6), 2)
 
-    rows = [{"name": m, "d": d, "lo": x(d.ci95[0]), "hi": x(d.ci95[1]), "mid": x(d.diff), "zero": x(0.0),
+    rows = [{"name": m, "d": d, "ci": _ci(d), "mde": _mde(d), "lo": x(d.ci95[0]) if ok[m] else x(d.diff),
+             "hi": x(d.ci95[1]) if ok[m] else x(d.diff), "mid": x(d.diff), "zero": x(0.0),
              "color": "#2a7" if d.ci95[0] > 0 else "#c33" if d.ci95[1] < 0 else "#777"} for m, d in c.metrics.items()]
     return env.get_template("comparison.html.j2").render(
         css=Markup(css), meta=c.meta, base=c.meta["base"]["run"]["path"], new=c.meta["new"]["run"]["path"],
         rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()), worse=c.worse_queries,
+        methods=methods_line(c), blind=blind_tags(c),
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
     )
 

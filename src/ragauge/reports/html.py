@@ -46,7 +46,7 @@ def _short(text: str, n: int = LABEL_CHARS) -> str:
 
 def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
     """One horizontal bar chart per metric: a bar per tag (weakest first by the first metric),
-    with its bootstrap interval as a whisker."""
+    with its 95% interval as a whisker (none below 2 questions)."""
     rows = tag_rows(evaluation, ci_metrics=evaluation.metrics)
     if not rows:
         return []

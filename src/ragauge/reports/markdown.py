@@ -13,8 +13,10 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,
+    TAG_INTERVAL_NOTE,
     WORST,
     fetch_label,
+    interval_text,
     latency_cost_line,
     relevant_ids,
     tag_rows,
@@ -78,12 +80,12 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
         pct = f"{CONFIDENCE:.0%}"
         body = []
         for r in rows:
-            lo, hi = r.ci.get(m[0], (float("nan"), float("nan")))
             body.append([escape(r.tag) + (" \\*" if r.small else ""), str(r.n), f"{r.means[m[0]]:.4f}",
-                         f"{lo:.3f}–{hi:.3f}", *(f"{r.means[name]:.4f}" for name in m[1:])])
+                         interval_text(r.ci.get(m[0]), "–"),
+                         *(f"{r.means[name]:.4f}" for name in m[1:])])
         out += ["", "**By tag** (weakest first)", ""]
         out += _table(["tag", "n", names[0], f"{pct} CI", *names[1:]], body)
-        note = f"{pct} CI: bootstrap interval of the tag's mean {names[0]}."
+        note = f"{pct} CI: " + TAG_INTERVAL_NOTE.format(metric=names[0]) + "."
         if any(r.small for r in rows):
             note += f" \\* fewer than {SMALL_TAG} questions: too few to mean much."
         out += ["", f"<sub>{note}</sub>"]

@@ -1,4 +1,4 @@
-"""The terminal report: summary with its contract, per tag (weakest first, with a bootstrap interval),
+"""The terminal report: summary with its contract, per tag (weakest first, with a 95% interval),
 the worst questions (what was expected, what came back), the no-answer section and the warnings.
 
 ``width`` fits the report to a terminal: long query text is cut with an ellipsis, lists of ids wrap
@@ -19,8 +19,10 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,
+    TAG_INTERVAL_NOTE,
     WORST,
     fetch_label,
+    interval_text,
     latency_cost_line,
     max_cutoff,
     relevant_ids,
@@ -149,13 +151,12 @@ def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     rows = []
     tags = tag_rows(evaluation)
     for row in tags:
-        lo, hi = row.ci.get(first, (float("nan"), float("nan")))
         rows.append([t(row.tag) + (" *" if row.small else ""), str(row.n), f"{row.means[first]:.4f}",
-                     f"[{lo:.3f}, {hi:.3f}]", *(f"{row.means[name]:.4f}" for name in m[1:])])
+                     interval_text(row.ci.get(first)), *(f"{row.means[name]:.4f}" for name in m[1:])])
     out = ["", s("by tag (weakest first)", bold=True)]
     lines, dropped = _table(["tag", "n", names[0], f"{pct} CI", *names[1:]], rows, width, 4, s)
     out += lines + _dropped(dropped, width)
-    out += _wrap(f"{pct} CI: bootstrap interval of the tag's mean {names[0]} (seeded).", width)
+    out += _wrap(f"{pct} CI: " + TAG_INTERVAL_NOTE.format(metric=names[0]) + ".", width)
     if any(row.small for row in tags):
         out += _wrap(f"* fewer than {SMALL_TAG} questions: too few to mean much (see how wide the interval is)", width)
     return out

@@ -1,5 +1,5 @@
 """What every report shows, computed once from an Evaluation: the worst questions, the per-tag
-table with bootstrap intervals, the first-relevant-rank histogram and the recall@k curve.
+table with 95% intervals, the first-relevant-rank histogram and the recall@k curve.
 
 Renderers only lay these out; none of them computes a number of its own.
 """
@@ -14,7 +14,6 @@ from ragauge.evaluation.tags import group_by_tag
 WORST = 15
 SMALL_TAG = 5            # a tag with fewer answerable questions is flagged: too few to mean much
 CONFIDENCE = 0.95
-TAG_RESAMPLES = 2_000    # bootstrap resamples per tag interval (seeded: the same result renders the same)
 RELEVANT_GRADE = 1.0     # trec_eval's default relevance level, as Returned.relevant uses
 
 
@@ -51,8 +50,8 @@ def found(q: QueryScore, k: int | None) -> bool:
 
 @dataclass(frozen=True)
 class TagRow:
-    """One tag: its answerable questions, the result's per-tag means and a bootstrap interval per metric
-    asked for (absent for the others)."""
+    """One tag: its answerable questions, the result's per-tag means and a 95% interval per metric
+    asked for (absent for the others, and for a tag of fewer than 2 questions)."""
 
     tag: str
     n: int
@@ -65,10 +64,11 @@ class TagRow:
 
 
 def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) -> list[TagRow]:
-    """The per-tag table in the result's order (weakest first), with a seeded percentile bootstrap
-    interval (95%) of the mean for each metric in ``ci_metrics`` (default: the first metric only)."""
+    """The per-tag table in the result's order (weakest first), with a 95% interval of the mean
+    (``stats.mean``: Wilson for 0/1 values, Student t otherwise) for each metric in ``ci_metrics``
+    (default: the first metric only)."""
 
-    from ragauge.stats.bootstrap import bootstrap_ci
+    from ragauge.stats.mean import mean_interval
 
     wanted = evaluation.metrics[:1] if ci_metrics is None else ci_metrics
     members = group_by_tag(evaluation.queries)
@@ -78,11 +78,21 @@ def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) 
         ci = {}
         for m in wanted:
             values = evaluation.column(m, [q.id for q in qs])
-            if len(values):
-                ci[m] = bootstrap_ci(values, confidence=CONFIDENCE, resamples=TAG_RESAMPLES, seed=0)
+            if len(values) > 1:
+                ci[m] = mean_interval(values, CONFIDENCE)
         rows.append(TagRow(tag, int(vals.get("n", len(qs))),
                            {m: float(vals.get(m, 0.0)) for m in evaluation.metrics}, ci))
     return rows
+
+
+TAG_INTERVAL_NOTE = "interval of the tag's mean {metric} (Wilson score for 0/1 values, Student t otherwise)"
+
+
+def interval_text(ci: tuple[float, float] | None, sep: str = ", ") -> str:
+    """``[lo, hi]`` with 3 decimals, or ``n/a`` (no interval: fewer than 2 questions)."""
+    if ci is None or ci[0] != ci[0]:
+        return "n/a"
+    return f"[{ci[0]:.3f}{sep}{ci[1]:.3f}]"
 
 
 RANK_BINS: tuple[tuple[str, int, int], ...] = (

@@ -1,1 +1,1 @@
-"""Statistics for comparing runs: bootstrap intervals, randomization tests, multiple testing."""
+"""Statistics for comparing runs: paired tests with the intervals that invert them, power, multiple testing."""

@@ -1,0 +1,66 @@
+"""``ragauge power``: the minimum detectable effect and the questions an effect needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ragauge
+from ragauge.cli.main import cli
+from ragauge.comparison.power import PowerReport
+from ragauge.stats.power import minimum_detectable_effect, required_questions, sd_from_one_run
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"
+GOLDEN = EXAMPLE / "golden.jsonl"
+RUN = EXAMPLE / "bm25.run.jsonl"
+OTHER = EXAMPLE / "bm25-nostem.run.jsonl"
+
+
+def test_one_run_uses_its_spread_and_the_assumed_correlation() -> None:
+    report = ragauge.power(GOLDEN, RUN, metrics="recall@10", effect=0.03)
+    p = report.metrics["recall@10"]
+    values = ragauge.evaluate_run(GOLDEN, RUN, metrics=["recall@10"]).column("recall@10")
+    sd = sd_from_one_run(float(values.std(ddof=1)))
+    assert p.n == 300 and p.sd_diff == pytest.approx(sd)
+    assert p.mde == pytest.approx(minimum_detectable_effect(sd, 300))
+    assert p.needed == required_questions(sd, 0.03)
+    closer = ragauge.power(GOLDEN, RUN, metrics="recall@10", correlation=0.9).metrics["recall@10"]
+    assert closer.mde is not None and p.mde is not None and closer.mde < p.mde
+
+
+def test_two_runs_use_their_paired_differences() -> None:
+    report = ragauge.power(GOLDEN, OTHER, new=RUN, metrics="recall@10")
+    diffs = (ragauge.evaluate_run(GOLDEN, RUN, metrics=["recall@10"]).column("recall@10")
+             - ragauge.evaluate_run(GOLDEN, OTHER, metrics=["recall@10"]).column("recall@10"))
+    assert report.metrics["recall@10"].sd_diff == pytest.approx(float(diffs.std(ddof=1)))
+    assert "paired differences" in report.meta["spread"]
+
+
+def test_cli_text_json_and_tags(tmp_path: Path) -> None:
+    golden = tmp_path / "g.jsonl"
+    lines = [f'{{"id": "q{i}", "query": "x", "relevant": ["d{i}"], "tags": ["{"big" if i < 40 else "mobile"}"]}}'
+             for i in range(42)]
+    golden.write_text("\n".join(lines) + "\n")
+    run = tmp_path / "r.jsonl"
+    run.write_text("".join(f'{{"id": "q{i}", "hits": ["{"d" if i % 3 else "x"}{i}"]}}\n' for i in range(42)))
+    out = CliRunner().invoke(cli, ["power", str(golden), "--run", str(run), "--metrics", "hit@5", "--effect", "0.1"])
+    assert out.exit_code == 0, out.output
+    assert "with 42 questions, hit@5 differences smaller than ±" in out.stdout
+    assert "tag 'mobile' (n = 2) cannot detect anything" in out.stdout and "questions for ±0.1" in out.stdout
+    data = json.loads(CliRunner().invoke(cli, ["power", str(golden), "--run", str(run), "--format", "json"]).stdout)
+    back = PowerReport.from_dict(data)
+    assert back.by_tag["mobile"]["hit@5"].mde is None and back.metrics["hit@5"].n == 42
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--correlation", "1"], "correlation"),
+    (["--effect", "2"], "effect"),
+    (["--alpha", "0"], "alpha"),
+    (["--run", str(RUN), "--run", str(RUN)], "one or two runs"),
+])
+def test_bad_options_are_exit_2(args: list[str], error: str) -> None:
+    out = CliRunner().invoke(cli, ["power", str(GOLDEN), "--run", str(RUN), *args])
+    assert out.exit_code == 2 and error in out.stderr and "Traceback" not in out.output
