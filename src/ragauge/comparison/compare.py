@@ -113,26 +113,29 @@ def compare(
     if missing or not names:
         raise InputError(f"metric(s) not in both results: {', '.join(missing) or '(none shared)'}",
                          hint="evaluate both with the same --metrics")
-    bq = {q.id: q for q in base.queries}
-    nq = {q.id: q for q in new.queries}
-    ids = [i for i in bq if i in nq]
-    if len(ids) < len(bq) or len(ids) < len(nq):
-        notes.append(f"{len(ids)} questions paired ({len(bq)} in base, {len(nq)} in new)")
-    pairs = [(bq[i], nq[i]) for i in ids]
-    if len(pairs) < min_questions(alpha):
+    bpos, npos = base.positions, new.positions
+    ids = [i for i in bpos if i in npos]
+    if len(ids) < len(bpos) or len(ids) < len(npos):
+        notes.append(f"{len(ids)} questions paired ({len(bpos)} in base, {len(npos)} in new)")
+    if len(ids) < min_questions(alpha):
         raise InputError(
-            f"only {len(pairs)} question(s) are answerable in both results: no test at alpha {alpha} can tell "
+            f"only {len(ids)} question(s) are answerable in both results: no test at alpha {alpha} can tell "
             f"a change from noise with fewer than {min_questions(alpha)}",
             hint="compare on a golden set with more answerable questions (or results of the same golden set)")
+    rows_b = np.fromiter((bpos[i] for i in ids), dtype=np.int64, count=len(ids))
+    rows_n = np.fromiter((npos[i] for i in ids), dtype=np.int64, count=len(ids))
+    columns = {m: (base.column(m)[rows_b], new.column(m)[rows_n]) for m in names}
 
-    def arrays(subset: list[tuple[QueryScore, QueryScore]], m: str) -> tuple[np.ndarray, np.ndarray]:
-        ids = [b.id for b, _ in subset]
-        return base.column(m, ids), new.column(m, ids)
-
-    overall = {m: _delta(*arrays(pairs, m), alpha) for m in names}
-    groups = group_by_tag(pairs, lambda pair: pair[0].tags)
+    overall = {m: _delta(*columns[m], alpha) for m in names}
+    groups = group_by_tag(range(len(ids)), lambda j: base.queries[rows_b[j]].tags)
     tags = sorted(groups)
-    by_tag = {tag: {m: _delta(*arrays(groups[tag], m), alpha) for m in names} for tag in tags}
+    members = {tag: np.asarray(groups[tag], dtype=np.int64) for tag in tags}
+    by_tag = {tag: {m: _delta(columns[m][0][members[tag]], columns[m][1][members[tag]], alpha) for m in names}
+              for tag in tags}
+    dropped = np.zeros(len(ids), dtype=bool)
+    for b, n in columns.values():
+        dropped |= n - b < -1e-12
+    pairs = [(base.queries[rows_b[j]], new.queries[rows_n[j]]) for j in np.flatnonzero(dropped)]
 
     tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
     adjusted = holm([(overall[m] if t is None else by_tag[t][m]).p_value for t, m in tested])
@@ -145,15 +148,15 @@ def compare(
         "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
         "new": {"run": new.meta["run"], "golden": new.meta["golden"]},
         "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "power": 0.8,
-        "paired_questions": len(pairs), "correction": "holm over metrics x (overall + tags)",
+        "paired_questions": len(ids), "correction": "holm over metrics x (overall + tags)",
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta)
 
 
 def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str]) -> list[dict[str, Any]]:
-    """Questions where any metric dropped, worst first (by the first metric, then the mean drop),
-    with the first relevant rank before and after and the documents that displaced it."""
+    """The ``pairs`` where some metric dropped, worst first (by the first metric, then the mean
+    drop), with the first relevant rank before and after and the documents that displaced it."""
     rows: list[dict[str, Any]] = []
     for b, n in pairs:
         diffs = {m: n.values[m] - b.values[m] for m in names}
