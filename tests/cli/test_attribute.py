@@ -49,9 +49,7 @@ def test_the_example_agrees_with_the_python_call_and_its_json() -> None:
     # the figures README.md and examples/helpdesk/README.md quote
     paraphrase, exact = data["by_tag"]["paraphrase"]["cells"], data["by_tag"]["exact-term"]["cells"]
     assert (paraphrase["missed_bad"]["n"], data["by_tag"]["paraphrase"]["n"]) == (7, 18)
-    assert data["overall"]["cells"]["missed_bad"]["questions"] == [
-        q for q in data["overall"]["cells"]["missed_bad"]["questions"] if "paraphrase" in direct.by_tag and
-        q in direct.by_tag["paraphrase"].cells["missed_bad"]]
+    assert set(data["overall"]["cells"]["missed_bad"]["questions"]) == set(paraphrase["missed_bad"]["questions"])
     assert (exact["missed_bad"]["n"], exact["found_bad"]["n"], data["by_tag"]["exact-term"]["n"]) == (0, 2, 18)
     rows = {q["id"]: q for q in data["questions"]}
     assert rows["hd-027"]["rank"] == 4 and rows["hd-027"]["cell"] == "found_bad"
