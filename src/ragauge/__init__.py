@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any
 from ragauge._version import __version__
 
 if TYPE_CHECKING:
+    from ragauge.attribution.judge import JudgeOptions
+    from ragauge.attribution.result import Attribution
+    from ragauge.attribution.run import attribute
     from ragauge.comparison.compare import compare
     from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
     from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
     from ragauge.curation.validate import ValidationReport, validate_golden
+    from ragauge.data.answers import Answers, AnswerVerdict
     from ragauge.data.golden import GoldenQuery, GoldenSet
     from ragauge.data.run import Hit, QueryResult, Run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from ragauge.evaluation.load import read_result
     from ragauge.evaluation.options import EvalOptions
     from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+    from ragauge.formats.answers import read_answers
     from ragauge.formats.beir import import_beir
     from ragauge.formats.golden import as_golden, load_golden, write_golden
     from ragauge.formats.runs import as_run, read_run, write_run_jsonl
@@ -67,6 +72,10 @@ _EXPORTS: dict[str, str] = {
     "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
     "GateRules": "ragauge.gating.config", "load_rules": "ragauge.gating.config",
     "Baseline": "ragauge.gating.baseline", "read_baseline": "ragauge.gating.baseline",
+    # search or model: retrieval linked to answer verdicts
+    "attribute": "ragauge.attribution.run", "Attribution": "ragauge.attribution.result",
+    "JudgeOptions": "ragauge.attribution.judge", "read_answers": "ragauge.formats.answers",
+    "Answers": "ragauge.data.answers", "AnswerVerdict": "ragauge.data.answers",
     # the golden set's upkeep
     "validate_golden": "ragauge.curation.validate", "ValidationReport": "ragauge.curation.validate",
     "scrub_golden": "ragauge.curation.scrub", "ScrubOptions": "ragauge.curation.scrub",
@@ -78,6 +87,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AnswerVerdict", "Answers", "Attribution", "JudgeOptions", "attribute", "read_answers",
     "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
     "GoldenQuery", "GoldenSet", "History", "Hit", "InputError", "MetricDelta", "MetricSpec", "MissingExtra",
     "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",

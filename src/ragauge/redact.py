@@ -78,6 +78,23 @@ def find_secrets(text: str) -> list[str]:
     return [v for v in dict.fromkeys(found) if v]
 
 
+def url_secrets(url: str) -> list[str]:
+    """What ``find_secrets`` finds in ``url``, plus the ``Authorization: Basic`` value an HTTP client
+    makes of its ``user:password@`` part (httpx sends it, and a server may quote it back)."""
+    import base64
+    from urllib.parse import urlsplit
+
+    found = find_secrets(url)
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            found.append(base64.b64encode(f"{unquote(parts.username or '')}:{unquote(parts.password)}"
+                                          .encode()).decode())
+    except ValueError:  # not a URL urllib can split: find_secrets already took what it could
+        pass
+    return found
+
+
 def userinfo_password(url: str) -> str | None:
     """The password of ``url``'s user part as ``redact`` sees it (between ``://user:`` and the
     last ``@``, even where urllib would split elsewhere), or None."""

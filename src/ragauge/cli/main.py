@@ -17,8 +17,9 @@ from ragauge.errors import RagaugeError
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
 # Commands in BATCH evaluate stored data in one pass and get tune_for_batch(); commands that
 # keep a retriever or an embedding model busy for a long time (run, index, golden) do not.
-BATCH = frozenset({"baseline", "compare", "eval", "gate", "history", "power", "report", "trec-eval"})
+BATCH = frozenset({"attribute", "baseline", "compare", "eval", "gate", "history", "power", "report", "trec-eval"})
 COMMANDS = {
+    "attribute": ("ragauge.cli.attribute", "attribute_command"),
     "baseline": ("ragauge.cli.gate", "baseline_group"),
     "compare": ("ragauge.cli.compare", "compare_command"),
     "eval": ("ragauge.cli.eval", "eval_command"),

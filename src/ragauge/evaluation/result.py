@@ -68,6 +68,12 @@ class QueryScore:
     cost: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def found(self, k: int | None) -> bool:
+        """Whether a relevant document is in the top ``k`` (anywhere in the fetched list when k is
+        None): the question's hit@k."""
+        rank = self.first_relevant_rank
+        return rank is not None and (k is None or rank <= k)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "query": self.query, "tags": list(self.tags)}
         out.update(self.values)

@@ -44,8 +44,7 @@ def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
 
 def found(q: QueryScore, k: int | None) -> bool:
     """Whether a relevant document is in the top k (the whole fetched list when k is None)."""
-    rank = q.first_relevant_rank
-    return rank is not None and (k is None or rank <= k)
+    return q.found(k)
 
 
 @dataclass(frozen=True)

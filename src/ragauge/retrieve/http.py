@@ -18,17 +18,15 @@ that quotes the key shows ``***``.
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from ragauge.core.jsonl import loads
 from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
-from ragauge.redact import SECRET_NAME, find_secrets, redact
+from ragauge.redact import SECRET_NAME, redact, url_secrets
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -92,11 +90,7 @@ class HttpRetriever(RetrieverBase):
         self._httpx = httpx
 
     def search(self, query: str, n: int) -> Retrieved:
-        secrets = list(find_secrets(self.url))
-        parts = urlsplit(self.url)
-        if parts.password:  # httpx sends user:password as Basic auth, which a server may quote back
-            secrets.append(base64.b64encode(f"{unquote(parts.username or '')}:{unquote(parts.password)}"
-                                            .encode()).decode())
+        secrets = url_secrets(self.url)
         headers: dict[str, str] = {}
         for name, template in self.header_templates.items():
             headers[name] = _env(template, self.spec, secrets)

@@ -1,0 +1,280 @@
+"""The optional answer judge: ask an OpenAI-compatible chat-completions endpoint whether an answer is
+supported by the documents retrieved for its question. ragauge never needs it: verdicts can come from
+anywhere, and this only fills in answers that have text and no verdict.
+
+The endpoint is any server speaking OpenAI's ``POST /v1/chat/completions``: a local one (llama.cpp's
+``llama-server``, Ollama, vLLM) or a hosted one. The URL may be the server's root
+(``http://localhost:8080``), its ``/v1`` or the full ``/v1/chat/completions``. A key, when the server
+wants one, is read from the environment variable ``RAGAUGE_JUDGE_API_KEY`` (or the one named by
+``api_key_env``) and sent as ``Authorization: Bearer ...``; it is never written into a result and every
+message is redacted with it (``ragauge.redact``), so a server's error body that quotes it shows ``***``.
+
+The judge sees the question, the top-k documents of the run (titles and texts from the corpus, each
+cut to ``max_chars``) and the answer, and is asked to reply ``SUPPORTED`` or ``UNSUPPORTED``. A reply
+that starts with one of them, or names only one, is the verdict (SUPPORTED: good); any other reply
+leaves the question without a verdict, listed with the reply. Transient failures (timeouts, connection
+errors, HTTP 429 and 5xx) are retried with exponential backoff; a question whose calls all failed has
+no verdict. A 4xx answer (a wrong key, model or URL) and a reply that is not a chat completion stop
+at once with one message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragauge.core.jsonl import loads
+from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
+from ragauge.data.answers import BAD, GOOD, Answers, parse_verdict
+from ragauge.errors import InputError
+from ragauge.evaluation.result import Evaluation
+from ragauge.redact import redact, url_secrets
+from ragauge.retrieve.base import TIMEOUT
+
+JUDGE_KEY_ENV = "RAGAUGE_JUDGE_API_KEY"
+FAIL_FAST = 3
+"""Stop when this many questions in a row, from the first, got no reply: the server is down or wrong."""
+
+SYSTEM_PROMPT = (
+    "You check the answers of a question-answering assistant against the documents it retrieved. "
+    "Reply with one word. SUPPORTED: everything the answer states is backed by the documents. "
+    "UNSUPPORTED: the answer states something the documents do not back or contradict, or it does not "
+    "answer the question."
+)
+
+Document = tuple[str, str, str]
+"""``(doc_id, title, text)``, as ``ragauge.retrieve.corpus.read_documents`` reads them."""
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What a judge said about one answer: ``verdict`` ``"good"``/``"bad"`` or None (undecided or
+    failed), and a ``note`` saying why there is none (the reply, or the last error)."""
+
+    verdict: str | None
+    note: str | None = None
+    failed: bool = False
+
+
+Judge = Callable[[str, str, Sequence[Document]], JudgeReply | str | bool | None]
+"""Any judge: ``judge(question, answer, documents)`` returns a JudgeReply, ``"good"``/``"bad"``, a bool,
+or None for no verdict. ``JudgeOptions`` describes the HTTP one."""
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """An OpenAI-compatible endpoint and model to judge with; ``timeout`` seconds per call, ``retries``
+    extra attempts after a transient failure, ``backoff`` seconds before the first retry (doubled each
+    time), ``max_chars`` of each document's text sent."""
+
+    endpoint: str
+    model: str
+    api_key_env: str = JUDGE_KEY_ENV
+    timeout: float = 60.0
+    retries: int = 2
+    backoff: float = 1.0
+    max_chars: int = 4000
+
+    def __post_init__(self) -> None:
+        if not re.match(r"(?i)https?://", self.endpoint or ""):
+            raise InputError(f"the judge endpoint must be an http:// or https:// URL, got {redact(self.endpoint)!r}",
+                             hint="e.g. --judge-endpoint http://localhost:8080/v1 (llama.cpp), "
+                                  "http://localhost:11434/v1 (Ollama)")
+        if not self.model or not self.model.strip():
+            raise InputError("the judge needs a model name", hint="e.g. --judge-model llama3.1:8b")
+        for name, allowed, what in (("timeout", TIMEOUT, "--judge-timeout"), ("retries", WHOLE, "judge retries"),
+                                    ("backoff", NON_NEGATIVE, "judge backoff"), ("max_chars", COUNT, "max_chars")):
+            object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
+
+    @property
+    def url(self) -> str:
+        """The chat-completions URL: the endpoint as given when it ends in ``/chat/completions``, else
+        with ``/chat/completions`` (after ``/v1``) or ``/v1/chat/completions`` appended."""
+        base, sep, query = self.endpoint.partition("?")
+        base = base.rstrip("/")
+        if not base.endswith("/chat/completions"):
+            base += "/chat/completions" if base.endswith("/v1") else "/v1/chat/completions"
+        return base + sep + query
+
+    def describe(self) -> dict[str, Any]:
+        """What a result records of the judge: never the key, the URL with its secrets hidden."""
+        return {"endpoint": redact(self.url), "model": self.model, "key_env": self.api_key_env}
+
+
+def messages(question: str, answer: str, documents: Sequence[Document], max_chars: int) -> list[dict[str, str]]:
+    """The chat messages the judge is sent."""
+    shown = []
+    for i, (doc_id, title, text) in enumerate(documents, start=1):
+        body = text if len(text) <= max_chars else text[:max_chars] + " [...]"
+        shown.append(f"[{i}] {doc_id}" + (f": {title}" if title else "") + f"\n{body}")
+    context = "\n\n".join(shown) or "(no documents)"
+    user = (f"Question:\n{question}\n\nDocuments:\n{context}\n\nAnswer:\n{answer}\n\n"
+            "Is the answer supported by the documents? Reply SUPPORTED or UNSUPPORTED.")
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+_THINK = re.compile(r"(?is)<think>.*?(</think>|$)")
+_WORD = re.compile(r"(?i)\b(unsupported|not\s+supported|supported)\b")
+
+
+def read_reply(text: str) -> str | None:
+    """``"good"`` for SUPPORTED, ``"bad"`` for UNSUPPORTED (or NOT SUPPORTED), None otherwise: the
+    reply's first word decides; failing that, the only verdict word it holds. A ``<think>`` block is
+    skipped."""
+    text = _THINK.sub(" ", text)
+    words = [m.group(1).lower().split()[0] for m in _WORD.finditer(text)]
+    verdicts = [GOOD if w == "supported" else BAD for w in words]
+    first = _WORD.match(re.sub(r"^[\s*_#>`\"'\[(]+", "", text))
+    if first:
+        return GOOD if first.group(1).lower() == "supported" else BAD
+    return verdicts[0] if len(set(verdicts)) == 1 else None
+
+
+class HttpJudge:
+    """The judge of ``JudgeOptions``: one ``httpx`` client, calls made one at a time."""
+
+    def __init__(self, options: JudgeOptions) -> None:
+        import httpx
+
+        self.options = options
+        self.shown = redact(options.url)
+        key = (os.environ.get(options.api_key_env) or "").strip() or None
+        if key is not None and not (key.isascii() and key.isprintable()):
+            raise InputError(f"the key in ${options.api_key_env} holds characters an HTTP header cannot carry "
+                             "(non-ASCII letters or control characters)", hint="set the variable to the key alone")
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.secrets = url_secrets(options.url) + ([key] if key else [])
+        self.client = httpx.Client(timeout=options.timeout)
+        self._httpx = httpx
+
+    def _hide(self, text: str) -> str:
+        return redact(text, self.secrets)
+
+    def __call__(self, question: str, answer: str, documents: Sequence[Document]) -> JudgeReply:
+        httpx = self._httpx
+        body = {"model": self.options.model, "temperature": 0, "stream": False,
+                "messages": messages(question, answer, documents, self.options.max_chars)}
+        error = ""
+        for attempt in range(self.options.retries + 1):
+            if attempt:
+                time.sleep(self.options.backoff * 2 ** (attempt - 1))
+            try:
+                response = self.client.post(self.options.url, json=body, headers=self.headers)
+            except httpx.TimeoutException:
+                error = f"{self.shown} did not answer within {self.options.timeout:g} s"
+                continue
+            except httpx.TransportError as exc:
+                error = self._hide(f"cannot reach {self.shown}: {exc}")
+                continue
+            status = response.status_code
+            if status == 429 or status >= 500:
+                error = f"{self.shown} answered {status} {response.reason_phrase}"
+                continue
+            if status >= 400:
+                raise InputError(self._hide(f"the judge at {self.shown} answered {status} {response.reason_phrase}: "
+                                            f"{self._hide(response.text)[:300]}"),
+                                 hint=f"check the model name and the key (read from ${self.options.api_key_env})")
+            return self._reply(response.content)
+        return JudgeReply(None, f"the judge failed: {error}", failed=True)
+
+    def _reply(self, content: bytes) -> JudgeReply:
+        hint = "point --judge-endpoint at an OpenAI-compatible server, e.g. http://localhost:8080/v1"
+        try:
+            data = loads(content)
+            text = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise InputError(self._hide(f"the judge at {self.shown} did not answer a chat completion: "
+                                        f"{content[:200]!r}"), hint=hint) from None
+        if not isinstance(text, str):
+            return JudgeReply(None, "the judge replied with no text")
+        verdict = read_reply(text)
+        shown = self._hide(" ".join(text.split()))[:200]
+        return JudgeReply(verdict, None if verdict else f"the judge replied {shown!r}")
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Answers with the judge's verdicts filled in (source ``judge:MODEL``), why the others it was
+    asked about have none, what it did (for the result's metadata) and notes for the reader."""
+
+    answers: Answers
+    why_unjudged: dict[str, str]
+    meta: dict[str, Any]
+    notes: tuple[str, ...]
+
+
+def judge_answers(answers: Answers, evaluation: Evaluation, judge: Judge, corpus: Mapping[str, tuple[str, str]],
+                  *, k: int, name: str) -> Judged:
+    """Ask ``judge`` about every answerable question of ``evaluation`` whose answer line has text and
+    neither a verdict nor a score, showing it the question's top-``k`` documents found in ``corpus``
+    (``doc_id -> (title, text)``). No-answer questions are not judged (nothing relevant to be supported
+    by), nor questions missing from the run or failed in the retriever. InputError when every call
+    failed, or when the corpus holds none of the documents to show (the wrong corpus)."""
+    asked: dict[str, str] = {}
+    why: dict[str, str] = {}
+    counts = {"asked": 0, GOOD: 0, BAD: 0, "undecided": 0, "failed": 0}
+    absent: set[str] = set()
+    last_error = ""
+    pending = [q for q in evaluation.queries if _needs_judge(answers, q.id)]
+    for na in evaluation.no_answer.get("questions", []):
+        if _needs_judge(answers, na["id"]):
+            why[na["id"]] = "a no-answer question: the judge only judges answers to answerable questions"
+    shown_any = False
+    for q in pending:
+        if q.status != "ok":
+            why[q.id] = "no retrieved documents to judge against"
+            continue
+        top = [r.doc_id for r in q.top[:k]]
+        documents = [(d, *corpus[d]) for d in top if d in corpus]
+        absent.update(d for d in top if d not in corpus)
+        if not documents:
+            why[q.id] = "none of its top-k documents is in the corpus"
+            continue
+        shown_any = True
+        reply = _as_reply(judge(q.query, answers.by_id[q.id].answer or "", documents))
+        counts["asked"] += 1
+        if reply.verdict is not None:
+            asked[q.id] = reply.verdict
+            counts[reply.verdict] += 1
+        else:
+            counts["failed" if reply.failed else "undecided"] += 1
+            why[q.id] = reply.note or "the judge gave no verdict"
+            if reply.failed:
+                last_error = reply.note or last_error
+                if counts["failed"] == counts["asked"] == FAIL_FAST:
+                    raise InputError(f"the first {FAIL_FAST} calls to the judge all failed; the last: {last_error}",
+                                     hint="is the server running, and is the endpoint its OpenAI-compatible /v1?")
+    if pending and not shown_any and absent:
+        raise InputError(f"the corpus holds none of the documents the run retrieved (e.g. {sorted(absent)[0]!r})",
+                         hint="pass the --corpus the run's retriever searched (its ids are the run's doc ids)")
+    if counts["asked"] and counts["failed"] == counts["asked"]:
+        raise InputError(f"every call to the judge failed; the last: {last_error}",
+                         hint="is the server running, and is the endpoint its OpenAI-compatible /v1?")
+    notes = []
+    if absent:
+        notes.append(f"{len(absent)} retrieved document id(s) are not in the corpus: the judge did not see them")
+    if not pending:
+        notes.append("the judge had nothing to judge: no answer line with text lacks a verdict or score")
+    source = f"judge:{name}"
+    return Judged(answers.with_verdicts({qid: (v, source) for qid, v in asked.items()}), why,
+                  {"judge": {**counts, "not_in_corpus": len(absent)}}, tuple(notes))
+
+
+def _needs_judge(answers: Answers, qid: str) -> bool:
+    line = answers.by_id.get(qid)
+    return line is not None and bool(line.answer and line.answer.strip()) and line.verdict is None \
+        and line.score is None
+
+
+def _as_reply(value: JudgeReply | str | bool | None) -> JudgeReply:
+    if isinstance(value, JudgeReply):
+        return value
+    verdict = parse_verdict(value, "the judge's reply")
+    return JudgeReply(verdict, None if verdict else "the judge gave no verdict")
