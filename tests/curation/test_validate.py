@@ -146,3 +146,24 @@ def test_a_lone_surrogate_or_nan_is_a_finding_with_its_line(tmp_path: Path) -> N
     report = validate_file(path)
     found = {f.line: f.message for f in report.findings if f.code == "invalid-json"}
     assert "lone UTF-16 surrogate" in found[1] and "NaN" in found[2] and report.exit_code == 1
+
+
+def test_with_a_run_the_report_says_what_the_set_can_detect() -> None:
+    from click.testing import CliRunner
+
+    from ragauge.cli.main import cli
+    from ragauge.comparison.power import PowerReport, power
+    from ragauge.curation.validate import render_json, validate_golden
+
+    report = validate_golden(HELPDESK / "golden.jsonl", run=HELPDESK / "bm25.run.jsonl", k=5)
+    assert report.power == power(HELPDESK / "golden.jsonl", HELPDESK / "bm25.run.jsonl", k=5).to_dict()
+    back = ValidationReport.from_dict(json.loads(render_json(report)))
+    assert PowerReport.from_dict(back.power or {}).by_tag["mobile"]["hit@5"].mde is None
+    text = render_text(report)
+    assert "with 40 questions, hit@5 differences smaller than ±" in text
+    assert "tag 'mobile' (n = 2) cannot detect anything" in text
+    assert any("no test can detect a change in it" in f.message for f in report.findings if f.code == "small-tag")
+    out = CliRunner().invoke(cli, ["golden", "validate", str(HELPDESK / "golden.jsonl"), "--run",
+                                   str(HELPDESK / "bm25.run.jsonl"), "-k", "10"])
+    assert out.exit_code == 1 and "hit@10" in out.stdout  # exit 1: the small tags are warnings
+    assert validate_golden(HELPDESK / "golden.jsonl").power is None

@@ -48,27 +48,31 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--min-per-tag", type=int, default=5, show_default=True,
               help="Warn about tags with fewer questions than this.")
+@click.option("--run", type=click.Path(path_type=Path),
+              help="A run of the golden set: also say how small a change the set can detect (as ragauge power).")
+@click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the power figures (with --run).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def validate_command(golden: Path, corpus: Path | None, spec: str | None, config_path: Path | None, fmt: str,
-                     min_per_tag: int, output: Path | None) -> None:
+                     min_per_tag: int, run: Path | None, ks: str, output: Path | None) -> None:
     """Check a golden set and list every problem with its file:line.
 
     Schema errors, duplicate ids, duplicate and near-duplicate questions (word overlap >= 0.8),
     empty questions, relevant ids that look like chunk ids, tags with too few questions and the
     no-answer count. With --corpus or --retriever, relevant ids no longer in the index are stale
-    labels (a section id doc#section counts as present when doc is).
+    labels (a section id doc#section counts as present when doc is). With --run, the minimum
+    detectable effect per metric and tag (see ragauge power).
     Exit codes: 0 clean, 1 findings (errors or warnings), 2 unusable input.
 
     \b
     Example:
       ragauge golden validate golden.jsonl --corpus corpus.jsonl --format json
     """
-    from ragauge.cli.options import write_output
+    from ragauge.cli.options import parse_ks, write_output
     from ragauge.config import retriever_config
     from ragauge.curation.validate import render_json, render_text, validate_golden
 
     report = validate_golden(golden, corpus=corpus, retriever=spec, min_per_tag=min_per_tag,
-                             config=retriever_config(config_path) if spec else None)
+                             config=retriever_config(config_path) if spec else None, run=run, k=parse_ks(ks))
     write_output(render_json(report) if fmt == "json" else render_text(report), output)
     raise SystemExit(report.exit_code)
 

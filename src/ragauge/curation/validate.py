@@ -19,7 +19,8 @@ Checks, with their code and severity:
 - ``chunk-id`` (warning): a relevant id ending in a numeric chunk suffix (``#3``, ``_chunk_12``,
   ``-chunk-4``, ``::12``, ``@2``); chunk ids change whenever the corpus is re-chunked. A stable
   section such as ``networking/vpn#renew-the-certificate`` is not a chunk.
-- ``small-tag`` (warning): a tag with fewer than ``min_per_tag`` questions, too few to measure.
+- ``small-tag`` (warning): a tag with fewer than ``min_per_tag`` questions, too few to measure (and
+  below 6, too few for any test to detect a change at alpha 0.05).
 - ``no-answerable`` (warning): no question has a relevant document, so no metric can be computed.
 
 Counts (questions, answerable, no-answer, questions per tag) are in the report, not findings.
@@ -29,7 +30,7 @@ Exit code: 0 with no error or warning, 1 otherwise; unusable input raises InputE
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from ragauge.curation.similarity import (
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
 from ragauge.errors import InputError, where
+from ragauge.stats.power import min_questions
 
 REPORT_VERSION = 1
 SEVERITIES = ("error", "warning", "info")
@@ -88,6 +90,8 @@ class ValidationReport:
     findings: tuple[Finding, ...] = ()
     documents: int | None = None
     min_per_tag: int = 5
+    power: Mapping[str, Any] | None = None
+    """With a run: what the golden set can detect (``comparison.power.PowerReport.to_dict``)."""
 
     def count(self, severity: str) -> int:
         return sum(f.severity == severity for f in self.findings)
@@ -103,7 +107,7 @@ class ValidationReport:
             "answerable": self.answerable, "no_answer": self.no_answer, "tags": dict(self.tags),
             "documents": self.documents, "min_per_tag": self.min_per_tag,
             "errors": self.count("error"), "warnings": self.count("warning"),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [f.to_dict() for f in self.findings], "power": self.power,
         }
 
     @classmethod
@@ -112,7 +116,7 @@ class ValidationReport:
             raise InputError(f"unsupported validation report version {data.get('version')!r}")
         return cls(data["source"], data["questions"], data["answerable"], data["no_answer"], dict(data["tags"]),
                    tuple(Finding.from_dict(f) for f in data["findings"]), data.get("documents"),
-                   data.get("min_per_tag", 5))
+                   data.get("min_per_tag", 5), data.get("power"))
 
 
 Line = tuple[int, "Mapping[str, Any] | str"]
@@ -165,9 +169,11 @@ def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", docum
     findings += _question_findings(queries)
     findings += _label_findings(queries, documents)
     tags = _tag_counts(queries)
+    blind = min_questions(0.05)
     findings += [Finding("warning", "small-tag",
                          f"tag {tag!r} has {n} question{'s' if n != 1 else ''}, fewer than {min_per_tag}: "
-                         "too few to measure", None, (),
+                         "too few to measure" + (f"; below {blind}, no test can detect a change in it" if n < blind
+                                                 else ""), None, (),
                          f"add questions tagged {tag!r}, or merge the tag into a broader one")
                  for tag, n in tags.items() if n < min_per_tag]
     answerable = sum(q.answerable for q in queries)
@@ -284,6 +290,11 @@ def render_text(report: ValidationReport) -> str:
             f"{t(tag)} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
         if any(n < report.min_per_tag for n in report.tags.values()):
             out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
+    if report.power is not None:
+        from ragauge.comparison.power import PowerReport
+        from ragauge.reports.power import render_power_text
+
+        out += ["", *render_power_text(PowerReport.from_dict(report.power)).rstrip("\n").splitlines()]
     errors, warnings = report.count("error"), report.count("warning")
     out.append("")
     out.append("clean: no errors, no warnings" if not errors and not warnings else
@@ -325,11 +336,18 @@ def index_documents(corpus: str | Path | None = None, retriever: str | None = No
 
 def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
                     documents: Set[str] | None = None, min_per_tag: int = 5,
-                    config: Mapping[str, Any] | None = None) -> ValidationReport:
+                    config: Mapping[str, Any] | None = None, run: Any = None,
+                    k: int | Sequence[int] = 5) -> ValidationReport:
     """Check a golden-set file and return every finding with its line (``report.exit_code`` is 0
     when clean, 1 with findings). Relevant ids are checked against ``documents``, or the ids of a
     ``corpus`` or a ``retriever``'s index when given (stale labels, section labels against a
-    document-only index)."""
+    document-only index). With a ``run`` of the golden set (and no error), the report also says
+    what the set can detect with it at cutoffs ``k`` (``comparison.power.power``)."""
     if documents is None:
         documents = index_documents(corpus, retriever, config)
-    return validate_file(golden, documents=documents, min_per_tag=min_per_tag)
+    report = validate_file(golden, documents=documents, min_per_tag=min_per_tag)
+    if run is None or report.count("error") or not report.answerable:
+        return report
+    from ragauge.comparison.power import power
+
+    return replace(report, power=power(golden, run, k=k).to_dict())
