@@ -182,6 +182,7 @@ def test_the_gate_says_when_the_golden_set_is_too_small_for_its_rule(baseline: P
     assert r.exit_code == 0, r.output
     assert "NOTE: hit@10: with 300 questions a change of equal quality drops it by more than 0.0200 in 18% of runs" \
         in r.stdout and "so this rule fails on noise" in r.stdout
+    assert "smallest change the 300 questions detect (80% power): hit@10 ±0.06" in r.stdout
     data = json.loads(invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(baseline), "--config",
                              str(tmp_path / "rules.toml"), "--format", "json").stdout)
     power = data["meta"]["power"][0]

@@ -19,11 +19,23 @@ def _question_line(q: dict[str, object]) -> str:
     return f"{q.get('id', '')}: " + ", ".join(parts)
 
 
+def power_line(result: GateResult) -> str | None:
+    """What the golden set can detect per gated metric (``meta["power"]``), in one line."""
+    power = result.meta.get("power") or []
+    if not power:
+        return None
+    parts = [f"{p['metric']} " + ("none" if p["mde"] is None else f"±{p['mde']:.4f}") for p in power]
+    return (f"smallest change the {power[0]['n']} questions detect (80% power): " + ", ".join(parts))
+
+
 def render_gate_text(result: GateResult) -> str:
     t = escape.terminal
     out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {t(result.meta['baseline'])} "
            f"({t(result.meta.get('baseline_created'))}; reason: {t(result.meta.get('baseline_reason'))})"]
     out += [f"  {t(w)}" for w in result.meta.get("warnings", [])]
+    line = power_line(result)
+    if line:
+        out.append(f"  {t(line)}")
     for o in result.outcomes:
         out.append(f"  [{'pass' if o.passed else 'FAIL'}] {t(o.rule)}")
         out.append(f"         {t(o.message)}")
@@ -42,6 +54,9 @@ def render_gate_markdown(result: GateResult) -> str:
            "| | rule | result |", "|---|---|---|"]
     for o in result.outcomes:
         out.append(f"| {'✅' if o.passed else '❌'} | {md(o.rule)} | {md(o.message)} |")
+    line = power_line(result)
+    if line:
+        out += ["", f"<sub>{md(line)}</sub>"]
     for o in result.failures:
         if o.questions:
             out += ["", f"<details><summary>questions behind: {md(o.rule, in_html=True)}</summary>", ""]
