@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ragauge.history.history import History
     from ragauge.metrics.spec import MetricSpec, parse_metric
     from ragauge.retrieve.live import evaluate, run_retriever
+    from ragauge.retrieve.shards import merge_shards
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
 _EXPORTS: dict[str, str] = {
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",
     # retrievers
     "evaluate": "ragauge.retrieve.live", "run_retriever": "ragauge.retrieve.live",
+    "merge_shards": "ragauge.retrieve.shards",
     # comparison and gate
     "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
     "MetricDelta": "ragauge.comparison.result",
@@ -92,7 +94,7 @@ __all__ = [
     "GoldenQuery", "GoldenSet", "History", "Hit", "InputError", "MetricDelta", "MetricSpec", "MissingExtra",
     "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",
     "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
-    "evaluate", "evaluate_run", "gate", "import_beir", "load_golden", "load_rules", "parse_metric",
+    "evaluate", "evaluate_run", "gate", "import_beir", "load_golden", "load_rules", "merge_shards", "parse_metric",
     "power", "read_baseline", "read_result", "read_run", "run_retriever", "scrub_golden", "trec_eval",
     "update_baseline", "validate_golden", "write_golden", "write_run_jsonl",
 ]

@@ -54,6 +54,9 @@ class RagaugeGroup(click.Group):
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         if args and args[0] in BATCH:
             tune_for_batch()  # before the command's module is imported: it may import numpy
+        if args[:2] == ["run", "merge"]:  # 'run' takes a GOLDEN argument, so it cannot be a group
+            command: click.Command = import_module("ragauge.cli.run").merge_command
+            return "run merge", command, args[2:]
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:

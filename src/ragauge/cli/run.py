@@ -29,7 +29,7 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False) -> Any:
+            resume: bool = False, shard: str | None = None) -> Any:
     """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
     abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
     from ragauge.config import retriever_config
@@ -41,7 +41,7 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     try:
         done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                             retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                            config=retriever_config(config_path), progress=progress)
+                            config=retriever_config(config_path), progress=progress, shard=shard)
     except RunInterrupted as stop:
         click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
@@ -64,8 +64,11 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
 @retriever_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Run file to write (JSONL).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: finished questions are not called again.")
+@click.option("--shard", help="Call only shard I/N of the questions (stable by question id); join the shard "
+                              "files with: ragauge run merge SHARD... -o RUN.")
 def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: float, retries: int, on_error: str,
-                doc_id_key: str | None, config_path: Path | None, output: Path, resume: bool) -> None:
+                doc_id_key: str | None, config_path: Path | None, output: Path, resume: bool,
+                shard: str | None) -> None:
     """Call a retriever for every golden question and write a run file.
 
     Writes are streamed and flushed per question, so an interrupted run leaves a valid file;
@@ -73,13 +76,37 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
     The first line records the retriever, its settings, the golden set's hash and the times
     (passwords, tokens and keys hidden); a .meta.json sidecar is written at the end. Ctrl-C
     keeps the answers of calls that finish within 2 s; a second Ctrl-C stops at once (exit 130).
-    When every call fails the command exits 2 with the first error.
+    When every call fails the command exits 2 with the first error. --shard I/N runs one
+    deterministic part of the questions (for several machines); 'ragauge run merge' joins the
+    parts after checking they are one run, each shard once, every question once.
 
     \b
     Examples:
       ragauge run golden.jsonl --retriever bm25:corpus.jsonl -o runs/bm25.jsonl
       ragauge run golden.jsonl --retriever https://search.internal/api/search --concurrency 16 -o runs/prod.jsonl
+      ragauge run golden.jsonl --retriever URL --shard 2/4 -o runs/prod.2.jsonl
+      ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl runs/prod.3.jsonl runs/prod.4.jsonl -o runs/prod.jsonl
     """
     done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
-                   on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume)
+                   on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard)
     click.echo(f"wrote {len(done.run.queries)} questions to {output}", err=True)
+
+
+@click.command("run merge")
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Run file to write (JSONL).")
+def merge_command(shards: tuple[Path, ...], output: Path) -> None:
+    """Join the shard files of one 'ragauge run --shard I/N' into one run file.
+
+    Refused (exit 2, naming the file) unless the files are shards of one run: the same golden
+    set, retriever, settings, --fetch and index, every shard 1..N once, no question twice and
+    every question of the golden set present.
+
+    \b
+    Example:
+      ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl -o runs/prod.jsonl
+    """
+    from ragauge.retrieve.shards import merge_shards
+
+    merged = merge_shards(shards, output)
+    click.echo(f"wrote {len(merged.queries)} questions from {len(shards)} shards to {output}", err=True)

@@ -15,7 +15,7 @@ from ragauge.core.background import start
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.data.run import Run
-from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
+from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.options import DEDUP_RULE, Contract, EvalOptions, OnError
@@ -188,6 +188,10 @@ def _warnings(golden: GoldenSet, run: Run, rows: _Rows, info: BuildInfo, drift: 
     extra_queries = [q for q in run.queries if q not in golden_ids]
     if rows.missing:
         warnings.append(f"{len(rows.missing)} question(s) missing from the run scored 0: {_ids(rows.missing)}")
+        shard = run.meta.get("shard")
+        if isinstance(shard, dict):
+            warnings.append(f"{LOUD}this run is shard {shard.get('index')}/{shard.get('count')} of a sharded run: the "
+                            "other shards' questions score 0 here; join the shards first with ragauge run merge")
     if extra_queries:
         warnings.append(f"{len(extra_queries)} run quer(y/ies) not in the golden set were ignored")
     errored = [q.id for q in rows.scores if q.status == "error"]

@@ -10,7 +10,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -179,6 +179,7 @@ def run_retriever(
     *,
     resume: bool = False,
     progress: Progress | None = None,
+    shard: Mapping[str, Any] | None = None,
 ) -> Run:
     """Call ``retriever`` for every golden question and return the run.
 
@@ -189,6 +190,9 @@ def run_retriever(
     settings, ``fetch``, golden set or index. A question that still fails after the retries is
     recorded with its error and no latency; with ``on_error="fail"`` the run stops there.
 
+    ``shard`` (``data.shard.Shard.describe``) says that ``golden`` is one shard of a larger set;
+    it is recorded in ``_meta`` and is part of what ``resume`` must match.
+
     Raises RetrieverDown (after writing the file) when every question failed, RunInterrupted on
     Ctrl-C (after waiting ``options.grace`` seconds for calls in flight; a second Ctrl-C stops at
     once), and InputError when the file cannot be written (a full disk: the answers written so
@@ -197,6 +201,8 @@ def run_retriever(
     progress = progress or Progress()
     now = identity(retriever.spec, retriever.describe(), retriever.fingerprint(), golden.content_hash,
                    options.fetch)
+    if shard is not None:
+        now["shard"] = dict(shard)
     done: list[QueryResult] = []
     meta: dict[str, Any] = {}
     if output is not None and resume and output.exists():

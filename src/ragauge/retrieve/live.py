@@ -12,6 +12,7 @@ from typing import Any
 
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
+from ragauge.data.shard import Shard, parse_shard
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
@@ -58,16 +59,22 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
 def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
                  concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
                  resume: bool = False, doc_id_key: str | None = None, config: Mapping[str, Any] | None = None,
-                 progress: Progress | None = None) -> Retrieval:
+                 progress: Progress | None = None, shard: str | Shard | None = None) -> Retrieval:
     """Call ``retriever`` once per question of ``golden`` (see :func:`run_retriever`), keeping what
-    the CLI needs besides the run: the index's document ids and the abandoned calls."""
+    the CLI needs besides the run: the index's document ids and the abandoned calls. With a
+    ``shard`` ("I/N"), only that shard's questions (``data.shard``)."""
     golden_set = as_golden(golden)
+    described = None
+    if shard is not None:
+        part = shard if isinstance(shard, Shard) else parse_shard(shard)
+        whole, golden_set = golden_set, part.select(golden_set)
+        described = part.describe(whole, golden_set)
     options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
     adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
                                                            config=dict(config or {})))
     try:
         run = execute(golden_set, adapter, Path(output) if output is not None else None, options, resume=resume,
-                      progress=progress)
+                      progress=progress, shard=described)
         documents = adapter.documents()
     finally:
         if opened:
@@ -78,7 +85,7 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
 def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
                   concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
                   resume: bool = False, doc_id_key: str | None = None,
-                  config: Mapping[str, Any] | None = None) -> Run:
+                  config: Mapping[str, Any] | None = None, shard: str | Shard | None = None) -> Run:
     """Ask ``retriever`` (a spec string, a function ``fn(query, n)`` or an adapter) for ``fetch``
     hits per question of ``golden`` (a GoldenSet, a file or question dicts) and return the run.
 
@@ -88,11 +95,12 @@ def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None,
     the run (``"fail"``). With ``output`` the run file is written as it goes (each answer flushed)
     and ``resume=True`` continues it, refusing a file made by another retriever, settings, fetch
     depth or golden set. ``config`` is the ``[retriever]`` table of a ragauge.toml (HTTP headers,
-    body, hits path); see ``ragauge.config.retriever_config``. Raises InputError when every call
-    failed."""
+    body, hits path); see ``ragauge.config.retriever_config``. ``shard="I/N"`` calls only that
+    deterministic shard of the questions (join the shards with :func:`ragauge.merge_shards`). Raises
+    InputError when every call failed."""
     return retrieve_all(golden, retriever, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                        config=config).run
+                        config=config, shard=shard).run
 
 
 def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,

@@ -11,7 +11,7 @@ from ragauge.errors import InputError
 from ragauge.redact import redact, redact_value
 
 IDENTITY = (("retriever", "retriever"), ("settings", "settings"), ("fetch", "--fetch"),
-            ("golden_hash", "golden set"), ("fingerprint", "index fingerprint"))
+            ("golden_hash", "golden set"), ("fingerprint", "index fingerprint"), ("shard", "--shard"))
 """The ``_meta`` keys that identify a run, with the name a user knows them by."""
 
 
@@ -33,11 +33,17 @@ def differences(stored: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
         if key == "settings" and isinstance(stored[key], Mapping) and isinstance(now[key], Mapping):
             out += _settings_diff(stored[key], now[key], "settings")
         elif stored[key] != now[key]:
-            if key == "golden_hash":
+            if key == "shard":
+                out.append(f"--shard: {_shard(stored[key])} in the file, {_shard(now[key])} now")
+            elif key == "golden_hash":
                 out.append(f"golden set: the file was made for another golden set ({stored[key]}, now {now[key]})")
             else:
                 out.append(f"{label}: {stored[key]!r} in the file, {now[key]!r} now")
     return out
+
+
+def _shard(record: Any) -> str:
+    return f"{record.get('index')}/{record.get('count')}" if isinstance(record, Mapping) else repr(record)
 
 
 def _settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> list[str]:
