@@ -35,7 +35,7 @@ LAYERS: list[set[str]] = [
     {"curation"},
     {"history"},
     {"treceval"},
-    {"testing", "cli", "__main__", "__init__"},
+    {"testing", "pytest_plugin", "cli", "__main__", "__init__"},
 ]
 
 

@@ -14,7 +14,8 @@ from ragauge.core.jsonl import dumps
 from ragauge.gating.check import GateResult, RuleOutcome
 
 
-def _question_line(q: dict[str, object]) -> str:
+def question_line(q: dict[str, object]) -> str:
+    """A question behind a rule in one line: ``id: key=value, ...`` (floats to 4 decimals)."""
     parts = [f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in q.items() if k != "id"]
     return f"{q.get('id', '')}: " + ", ".join(parts)
 
@@ -40,7 +41,7 @@ def render_gate_text(result: GateResult) -> str:
         out.append(f"  [{'pass' if o.passed else 'FAIL'}] {t(o.rule)}")
         out.append(f"         {t(o.message)}")
         for q in o.questions:
-            out.append(f"         - {t(_question_line(q))}")
+            out.append(f"         - {t(question_line(q))}")
     n = len(result.failures)
     out.append(f"{n} of {len(result.outcomes)} rule(s) failed" if n else f"all {len(result.outcomes)} rule(s) hold")
     return "\n".join(out) + "\n"
@@ -60,7 +61,7 @@ def render_gate_markdown(result: GateResult) -> str:
     for o in result.failures:
         if o.questions:
             out += ["", f"<details><summary>questions behind: {md(o.rule, in_html=True)}</summary>", ""]
-            out += [f"- {md(_question_line(q))}" for q in o.questions]
+            out += [f"- {md(question_line(q))}" for q in o.questions]
             out += ["", "</details>"]
     return "\n".join(out) + "\n"
 
@@ -73,7 +74,7 @@ def render_gate_junit(result: GateResult) -> str:
                              name=escape.xml(o.rule))
         if not o.passed:
             failure = ET.SubElement(case, "failure", message=escape.xml(o.message))
-            failure.text = escape.xml("\n".join(_question_line(q) for q in o.questions) or o.message)
+            failure.text = escape.xml("\n".join(question_line(q) for q in o.questions) or o.message)
     if result.meta.get("warnings"):
         ET.SubElement(suite, "system-err").text = escape.xml("\n".join(result.meta["warnings"]))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
