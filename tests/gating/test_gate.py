@@ -154,3 +154,18 @@ def test_gate_and_baseline_can_call_the_retriever(tmp_path: Path, monkeypatch: p
     assert r.exit_code == 0, r.output
     r = invoke("gate", GOLDEN, "--baseline", str(base), "--config", cfg)
     assert r.exit_code == 2 and "--run FILE or --retriever SPEC" in r.stderr
+
+
+def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    config = ["--config", str(EXAMPLE / "ragauge.toml")]
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), *config, "--reason", "condensed",
+               "--unjudged", "unknown")
+    assert r.exit_code == 0, r.output
+    assert json.loads(path.read_text())["contract"]["unjudged"] == "unknown"
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config)
+    assert r.exit_code == 1 and "unjudged differ from the baseline's" in r.stdout
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config, "--unjudged", "unknown")
+    assert r.exit_code == 0, r.output
+    # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
+    assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.comparison.judged import judged_notes
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core.numbers import COUNT, PROBABILITY, WHOLE, check_number
 from ragauge.data.run import Run
@@ -20,6 +21,7 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
+from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import parse_metrics
 from ragauge.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_ci
 from ragauge.stats.randomization import holm, sign_flip_p_value
@@ -41,7 +43,8 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
         if not allow_different_golden:
             raise InputError(
                 f"the two results were measured under different contracts ({', '.join(changed)} differ)",
-                hint="evaluate both with the same --fetch and doc-id rule, or pass --allow-different-golden",
+                hint="evaluate both with the same --fetch, doc-id rule and --unjudged, or pass "
+                     "--allow-different-golden",
             )
         notes.append(f"contracts differ in {', '.join(changed)}")
     return notes
@@ -86,22 +89,24 @@ def compare(
     alpha: float = 0.05,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    unjudged: Unjudged = "non-relevant",
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
     ``base`` and ``new`` are evaluations, saved results (``ragauge eval --format json``), or runs
     (files, Run objects or ``{qid: [doc]}`` data) scored here against ``golden`` with the
-    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule). Only questions answerable in
-    both are paired. For each metric, overall and per tag: means, difference, paired bootstrap 95%
+    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule, ``unjudged``). Only questions
+    answerable in both are paired. For each metric, overall and per tag: means, difference, paired bootstrap 95%
     interval, sign-flip p-value, Holm-adjusted p-value over all metric x tag tests,
     better/worse/tied counts and a verdict in words. Refuses results from different golden sets or
-    contracts unless ``allow_different_golden``.
+    contracts unless ``allow_different_golden``. Warns (a loud note) when the new run's top k
+    holds markedly more unjudged documents than the base's (see ``comparison.judged``).
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
     resamples = int(check_number(resamples, "resamples", COUNT))
     seed = int(check_number(seed, "seed", WHOLE))
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
-    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
+    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
     notes = _check_comparable(base, new, allow_different_golden)
     names = names_given or [m for m in base.metrics if m in new.metrics]
@@ -115,6 +120,7 @@ def compare(
     if len(ids) < len(bq) or len(ids) < len(nq):
         notes.append(f"{len(ids)} questions paired ({len(bq)} in base, {len(nq)} in new)")
     pairs = [(bq[i], nq[i]) for i in ids]
+    notes += judged_notes(base, new, pairs, names, k)
 
     def arrays(subset: list[tuple[QueryScore, QueryScore]], m: str) -> tuple[np.ndarray, np.ndarray]:
         ids = [b.id for b, _ in subset]
