@@ -158,3 +158,12 @@ def test_cli_compare_scores_both_runs_under_the_rule_and_writes_the_note(tmp_pat
     assert any("they were left out before scoring" in n for n in data["notes"])
     bad = CliRunner().invoke(cli, [*args, "--unjudged", "maybe"])
     assert bad.exit_code == 2 and "maybe" in bad.output
+
+
+def test_a_golden_set_without_non_relevant_labels_is_named_in_the_note() -> None:
+    golden = GoldenSet.from_queries(GoldenQuery(f"q{i}", f"question {i}", {f"a{i}": 1}) for i in range(20))
+    base = {f"q{i}": [f"a{i}", "x"] for i in range(20)}
+    new = {f"q{i}": ["y", f"a{i}"] for i in range(20)}  # answer pushed down by an unlabelled document
+    [note] = loud(compare(base, new, golden=golden, k=1, resamples=200).notes)
+    assert "label no document as not relevant, so judged@k falls with precision@k" in note
+    assert "label no document" not in loud(compare(*runs(0, 2), golden=GOLDEN, k=3, resamples=200).notes)[0]

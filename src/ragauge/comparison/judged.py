@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
@@ -31,7 +32,8 @@ def judged_notes(base: Evaluation, new: Evaluation, pairs: Sequence[tuple[QueryS
     has one). judged@k is taken from the results when both hold it, else counted from the
     documents each result keeps per question; a cutoff deeper than those documents is not checked
     (a plain note says so when no cutoff could be). Only questions for which both runs retrieved
-    something count: with nothing retrieved there is no share of unjudged documents.
+    something count: with nothing retrieved there is no share of unjudged documents. When those
+    questions label only relevant documents, judged@k moves with precision@k and the note says so.
     """
     cutoffs = sorted({c for c in (parse_metric(m).k for m in metrics) if c is not None})
     if not cutoffs:
@@ -62,6 +64,9 @@ def judged_notes(base: Evaluation, new: Evaluation, pairs: Sequence[tuple[QueryS
         effect = "they were left out before scoring, so the new run is scored on fewer documents than the base"
     else:
         effect = "they count as not relevant, so the new run's scores are a lower bound"
+    if not any(not is_relevant(g) for b, _ in answered for g in b.relevant.values()):
+        effect += (" (these questions label no document as not relevant, so judged@k falls with precision@k: "
+                   "a real drop looks the same)")
     return [f"{LOUD}the new run retrieves {1 - n_mean:.0%} unjudged documents in its top {cutoff} against "
             f"{1 - b_mean:.0%} for the base (mean judged@{cutoff} {n_mean:.3f} vs {b_mean:.3f}, over "
             f"{len(answered)} question(s) both runs answered): {effect}; {LABEL_HINT}"]
