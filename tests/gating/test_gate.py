@@ -167,5 +167,10 @@ def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> 
     assert r.exit_code == 1 and "unjudged differ from the baseline's" in r.stdout
     r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config, "--unjudged", "unknown")
     assert r.exit_code == 0, r.output
+    from ragauge.testing import assert_no_regression
+
+    with pytest.raises(AssertionError, match="unjudged differ"):
+        assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml")
+    assert assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
     # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
     assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]
