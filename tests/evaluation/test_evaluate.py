@@ -147,7 +147,10 @@ def test_judged_context_contract_and_the_unjudged_rule() -> None:
     assert condensed.summary["precision@2"] == pytest.approx((1 / 2 + 2 / 2) / 2)
     assert condensed.summary["judged@3"] == plain.summary["judged@3"]  # judged@k reads the ranking as retrieved
     assert [q.first_relevant_rank for q in condensed.queries] == [2, 1]  # reports show the retrieved ranks
-    assert any("condensed lists" in w for w in condensed.warnings)
+    assert [w for w in condensed.warnings if "condensed lists" in w][0].startswith("NOTE: ")  # no grade-0 label
+    graded = GoldenSet.from_queries([*GOLDEN, GoldenQuery("q5", "fax", {"fax": 1, "junk": 0})])
+    note = [w for w in ragauge.evaluate_run(graded, run, unjudged="unknown").warnings if "condensed lists" in w]
+    assert len(note) == 1 and not note[0].startswith("NOTE: ")
     assert not any("condensed lists" in w for w in plain.warnings)
     assert ragauge.evaluate_run(GOLDEN, run, metrics="mrr").meta["judged"] == {"k": None, "mean": pytest.approx(
         (1 / 2 + 2 / 3) / 2)}  # no cutoff: the whole ranking

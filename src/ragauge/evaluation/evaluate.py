@@ -13,9 +13,9 @@ from ragauge._version import __version__
 from ragauge.core.arrow import strings, take
 from ragauge.core.background import start
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.relevance import RELEVANCE_LEVEL
+from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
-from ragauge.evaluation.diagnose import explain_zeros, no_answer_only, refuse_unscorable
+from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.options import DEDUP_RULE, Contract, EvalOptions, OnError
@@ -117,9 +117,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(golden, run, rows, info, drift, skipped, max_k)
     if unjudged == "unknown":
-        warnings.append("unjudged documents were left out of each ranking before scoring (condensed lists, "
-                        "--unjudged unknown): numbers not comparable with the default rule, under which they count "
-                        "as not relevant")
+        warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
                         doc_id_rule(options.doc_id_sep, options.doc_id_pattern), unjudged=unjudged)
     errored = sum(1 for q in rows.scores if q.status == "error")
@@ -143,6 +141,17 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
     return Evaluation(tuple(names), summary, tag_means(rows.scores, names), tuple(rows.scores),
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta)
+
+
+def _condensed_note(golden: GoldenSet) -> str:
+    """What scoring condensed lists means for this golden set: loud when it labels no document as
+    not relevant, since every list then holds relevant documents only."""
+    note = ("unjudged documents were left out of each ranking before scoring (condensed lists, --unjudged "
+            "unknown): numbers not comparable with the default rule, under which they count as not relevant")
+    if any(not is_relevant(g) for q in golden for g in q.relevant.values()):
+        return note
+    return (f"{LOUD}{note}; the golden set labels no document as not relevant, so each list holds only relevant "
+            f"documents and every metric reads as if each relevant document retrieved ranked first")
 
 
 def _judgements(golden: GoldenSet) -> Judgements:
