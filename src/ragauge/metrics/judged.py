@@ -32,7 +32,7 @@ def judged(r: Rankings, k: int | None) -> np.ndarray:
     The divisor is what came back: 3 documents, 2 of them labelled, give judged@5 = 2/3 (as
     ir_measures' ``Judged@k``; trec_eval 10's ``unj_k`` divides by k instead and counts negative
     grades as unjudged). 0 when nothing was retrieved, as for every metric. Not a quality
-    measure: a low value says the other scores are a lower bound, and which documents to label.
+    measure: a low value says the other scores are a lower bound until the rest is labelled.
     """
     shown = r.lengths if k is None else np.minimum(r.lengths, k)
     return safe_divide(r.count_judged_within(k), shown)
