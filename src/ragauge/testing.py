@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.gating.check import GateResult
+
+if TYPE_CHECKING:
+    from ragauge.metrics.judged import Unjudged
 
 
 def assert_no_regression(
@@ -19,9 +22,11 @@ def assert_no_regression(
     fetch: int | None = None,
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,
+    unjudged: Unjudged = "non-relevant",
 ) -> GateResult:
     """Check a run file (or a live ``retrieve(query, n)`` callable) against the baseline under the
-    gate rules; raise AssertionError with the gate report when a rule fails.
+    gate rules (``unjudged`` as the baseline was measured); raise AssertionError with the gate
+    report when a rule fails.
 
     Example::
 
@@ -48,7 +53,7 @@ def assert_no_regression(
     else:
         the_run = read_run(run)  # type: ignore[arg-type]
     result = gate(golden_set, the_run, baseline, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
-                  doc_id_pattern=doc_id_pattern)
+                  doc_id_pattern=doc_id_pattern, unjudged=unjudged)
     if not result.passed:
         raise AssertionError("retrieval regressed against the baseline\n" + render_gate_text(result))
     return result

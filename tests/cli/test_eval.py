@@ -97,3 +97,40 @@ def test_every_command_has_help_with_an_example() -> None:
         result = invoke(*path, "--help")
         assert result.exit_code == 0
         assert "Example" in result.output, path
+
+
+def test_judged_at_k_the_unjudged_rule_and_where_reports_show_them(tmp_path: Path) -> None:
+    # q1 (chunks folded): kb-1, vpn -> both labelled, 2/2; q2: a, kb-9, printer -> 2/3; q4 missing -> 0
+    args = ["eval", str(MINI / "golden.jsonl"), "--run", str(MINI / "run.jsonl"), "--doc-id-sep", "#"]
+    result = invoke(*args, "--metrics", "judged@3,hit@1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [q["judged@3"] for q in data["queries"]] == [1.0, pytest.approx(2 / 3), 0.0]
+    assert data["summary"]["judged@3"] == pytest.approx(5 / 9)
+    assert data["meta"]["judged"] == {"k": 3, "mean": pytest.approx(5 / 9)}
+    assert data["meta"]["contract"]["unjudged"] == "non-relevant"
+    text = invoke(*args, "-k", "3").stdout  # not asked for: the context line still says it
+    assert "unjudged: non-relevant; judged@3=0.5556: mean share of the top 3 that the golden set labels" in text
+    result = invoke(*args, "-k", "3", "--unjudged", "unknown", "--format", "html")
+    assert result.exit_code == 0, result.output
+    assert "<dt>unjudged documents</dt><dd>unknown (left out of each ranking before scoring); judged@3=0.5556" \
+        in result.stdout
+    assert "condensed lists" in invoke(*args, "--unjudged", "unknown", "--format", "markdown").stdout
+    bad = invoke(*args, "--unjudged", "skip")
+    assert bad.exit_code == 2 and "'skip' is not one of 'non-relevant', 'unknown'" in bad.output
+
+
+def test_the_unjudged_choices_are_the_engines() -> None:
+    import click
+
+    from ragauge.cli.options import unjudged_option
+    from ragauge.metrics.judged import UNJUDGED
+
+    command = unjudged_option()(click.command()(lambda unjudged: None))
+    assert tuple(command.params[0].type.choices) == UNJUDGED  # type: ignore[attr-defined]
+
+
+def test_metrics_command_lists_judged() -> None:
+    out = invoke("metrics").stdout
+    assert "judged  |  judged@k    (trec_eval: none (ir_measures Judged@k))" in out
+    assert "|judged ∩ top k| / min(k, n)" in out

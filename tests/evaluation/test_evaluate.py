@@ -131,3 +131,37 @@ def test_evaluate_retries_transient_failures_like_ragauge_run() -> None:
     result = ragauge.evaluate(GOLDEN, retrieve, k=1, retries=1)
     assert all(q.status == "ok" for q in result.queries) and result.summary["hit@1"] == 1.0
     assert result.meta["run"]["meta"]["retriever"].startswith("python:")
+
+
+def test_judged_context_contract_and_the_unjudged_rule() -> None:
+    # q1: vpn labelled, x not -> judged@2 = 1/2; q2: printer and kb labelled, junk not -> judged@3 = 2/3
+    run = {"q1": ["x", "vpn"], "q2": ["printer", "junk", "kb"], "q3": ["vpn"]}
+    plain = ragauge.evaluate_run(GOLDEN, run, metrics="mrr,precision@2,judged@3")
+    assert plain.meta["contract"]["unjudged"] == "non-relevant"
+    assert plain.meta["judged"] == {"k": 3, "mean": pytest.approx((1 / 2 + 2 / 3) / 2)}  # answerable questions
+    assert plain.summary["judged@3"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert plain.summary["mrr"] == pytest.approx((1 / 2 + 1) / 2)
+    condensed = ragauge.evaluate_run(GOLDEN, run, metrics="mrr,precision@2,judged@3", unjudged="unknown")
+    assert condensed.meta["contract"]["unjudged"] == "unknown"
+    assert condensed.summary["mrr"] == 1.0  # x and junk left out: each relevant document ranks first
+    assert condensed.summary["precision@2"] == pytest.approx((1 / 2 + 2 / 2) / 2)
+    assert condensed.summary["judged@3"] == plain.summary["judged@3"]  # judged@k reads the ranking as retrieved
+    assert [q.first_relevant_rank for q in condensed.queries] == [2, 1]  # reports show the retrieved ranks
+    assert [w for w in condensed.warnings if "condensed lists" in w][0].startswith("NOTE: ")  # no grade-0 label
+    graded = GoldenSet.from_queries([*GOLDEN, GoldenQuery("q5", "fax", {"fax": 1, "junk": 0})])
+    note = [w for w in ragauge.evaluate_run(graded, run, unjudged="unknown").warnings if "condensed lists" in w]
+    assert len(note) == 1 and not note[0].startswith("NOTE: ")
+    assert not any("condensed lists" in w for w in plain.warnings)
+    assert ragauge.evaluate_run(GOLDEN, run, metrics="mrr").meta["judged"] == {"k": None, "mean": pytest.approx(
+        (1 / 2 + 2 / 3) / 2)}  # no cutoff: the whole ranking
+    with pytest.raises(ragauge.InputError, match="unjudged must be 'non-relevant' or 'unknown'"):
+        ragauge.evaluate_run(GOLDEN, run, unjudged="ignored")  # type: ignore[arg-type]
+
+
+def test_contracts_without_the_unjudged_field_read_as_non_relevant() -> None:
+    from ragauge.evaluation.options import Contract, contract_differences
+
+    new = Contract(("mrr",), (), None, "doc id as given by each hit").to_dict()
+    old = {key: value for key, value in new.items() if key != "unjudged"}
+    assert contract_differences(old, new) == []
+    assert contract_differences(old, {**new, "unjudged": "unknown"}) == ["unjudged"]

@@ -205,3 +205,23 @@ def test_the_gate_says_when_the_golden_set_is_too_small_for_its_rule(baseline: P
 def test_bad_statistics_settings_are_exit_2(baseline: Path, tmp_path: Path, rules: str, error: str) -> None:
     r = _gate_with(baseline, tmp_path, rules)
     assert r.exit_code == 2 and error in r.stderr and "rules.toml" in r.stderr, r.output
+
+
+def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    config = ["--config", str(EXAMPLE / "ragauge.toml")]
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), *config, "--reason", "condensed",
+               "--unjudged", "unknown")
+    assert r.exit_code == 0, r.output
+    assert json.loads(path.read_text())["contract"]["unjudged"] == "unknown"
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config)
+    assert r.exit_code == 1 and "unjudged differ from the baseline's" in r.stdout
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config, "--unjudged", "unknown")
+    assert r.exit_code == 0, r.output
+    from ragauge.testing import assert_no_regression
+
+    with pytest.raises(AssertionError, match="unjudged differ"):
+        assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml")
+    assert assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
+    # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
+    assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]

@@ -41,7 +41,7 @@ import pytest
 import pytrec_eval
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
+from ir_measures import AP, RR, Judged, P, R, Rprec, Success, nDCG
 
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.run import Hit, QueryResult, Run
@@ -241,6 +241,23 @@ def test_trec_eval_from_files_equals_in_memory(case, cutoffs, sep, block, thread
     assert f"{'num_q':<22}\tall\t{len(set(case.qrels) & set(case.run))}\n" in from_files
 
 
+@settings(max_examples=100, **COMMON)
+@given(case=trec_cases(), complete=st.booleans(), max_docs=st.sampled_from([None, 2]))
+def test_trec_unj_matches_its_definition(case, complete, max_docs):
+    """trec_eval 10's unj_k (pytrec_eval, trec_eval 9, has none; the v10 fixtures in tests/treceval
+    check it against trec_eval itself): unjudged documents in the top k over k, a document
+    unjudged when the qrels do not list it or grade it below 0."""
+    qrels, run = _trec_objects(case)
+    options = TrecEvalOptions(["unj.1,3,20"], per_query=True, complete=complete, max_docs=max_docs)
+    got = _parse_lines(evaluate_trec(qrels, run, options).lines)
+    ids = set(case.qrels) if complete else set(case.qrels) & set(case.run)
+    for q in ids:
+        ranked = [d for d, _ in trec_ranked(case.run.get(q, {}))][:max_docs]
+        for k in (1, 3, 20):
+            unjudged = sum(case.qrels[q].get(d, -1) < 0 for d in ranked[:k])
+            assert abs(float(got[(f"unj_{k}", q)]) - unjudged / k) <= HALF_ULP_4DP, (q, k, ranked, case.qrels[q])
+
+
 @settings(max_examples=60, **COMMON)
 @given(case=trec_cases(), separator=st.sampled_from([" ", "\t"]))
 def test_read_run_ranks_trec_files_as_trec_eval(case, separator):
@@ -306,19 +323,22 @@ def _deduped(hits: list[tuple[str, float | None]], fetch: int | None) -> list[st
 
 
 def _specs(ks: tuple[int, ...]) -> list[str]:
-    out = ["mrr", "map", "rprec", "ndcg"]
+    out = ["mrr", "map", "rprec", "ndcg", "judged"]
     for k in ks:
-        out += [f"ndcg@{k}", f"mrr@{k}", f"recall@{k}", f"precision@{k}", f"hit@{k}", f"map@{k}"]
+        out += [f"ndcg@{k}", f"mrr@{k}", f"recall@{k}", f"precision@{k}", f"hit@{k}", f"map@{k}", f"judged@{k}"]
     return out
 
 
 def reference(spec: str, ranking: list[str], grades: dict[str, int]) -> float:
-    """Textbook definitions, one loop each (relevant: grade >= 1; gain: grade if > 0)."""
+    """Textbook definitions, one loop each (relevant: grade >= 1; gain: grade if > 0; judged: any
+    grade, 0 and negative included)."""
     name, _, cut = spec.partition("@")
     k = int(cut) if cut else None
     rel = {d for d, g in grades.items() if g >= 1}
     R = len(rel)
     top = ranking if k is None else ranking[:k]
+    if name == "judged":
+        return sum(d in grades for d in top) / len(top) if top else 0.0
     if name == "hit":
         return float(any(d in rel for d in top))
     if name == "precision":
@@ -348,20 +368,21 @@ def reference(spec: str, ranking: list[str], grades: dict[str, int]) -> float:
 def _ir_measure(spec: str):
     name, _, cut = spec.partition("@")
     k = int(cut) if cut else None
-    base = {"ndcg": nDCG, "mrr": RR, "recall": R, "precision": P, "hit": Success, "map": AP, "rprec": Rprec}[name]
+    base = {"ndcg": nDCG, "mrr": RR, "recall": R, "precision": P, "hit": Success, "map": AP, "rprec": Rprec,
+            "judged": Judged}[name]
     return base if k is None else base @ k
 
 
-def _evaluate(case):
+def _evaluate(case, unjudged="non-relevant"):
     """The evaluation and its specs; a run sharing no question with the golden set is refused
     (an all-zero result would mislead), so such a case is checked for that and skipped."""
     golden, run = _golden(case.relevant), _run(case.hits)
     specs = _specs(case.ks)
     if not set(case.hits) & set(case.relevant):
         with pytest.raises(InputError, match="holds no questions|none of the run's"):
-            evaluate_run(golden, run, metrics=specs, fetch=case.fetch)
+            evaluate_run(golden, run, metrics=specs, fetch=case.fetch, unjudged=unjudged)
         assume(False)
-    return evaluate_run(golden, run, metrics=specs, fetch=case.fetch), specs
+    return evaluate_run(golden, run, metrics=specs, fetch=case.fetch, unjudged=unjudged), specs
 
 
 def _answerable(case) -> list[str]:
@@ -389,8 +410,9 @@ def test_evaluate_run_matches_reference_and_ir_measures(case):
     qrels = clamped({q: case.relevant[q] for q in answerable})
     run = {q: {d: -float(i) for i, d in enumerate(r, 1)} for q, r in rankings.items() if r}
     by_provider = {
-        "pytrec_eval": [s for s in specs if not s.startswith("mrr@")],  # no RR@k in its provider
-        "msmarco": [s for s in specs if s.startswith("mrr")],             # ir_measures' own RR / RR@k
+        "pytrec_eval": [s for s in specs if not s.startswith(("mrr@", "judged"))],  # no RR@k, no Judged
+        "msmarco": [s for s in specs if s.startswith("mrr")],                        # ir_measures' own RR / RR@k
+        "judged": [s for s in specs if s.startswith("judged")],                      # its own Judged / Judged@k
     }
     for provider_name, provider_specs in by_provider.items():
         provider = ir_measures.providers.registry[provider_name]
@@ -412,6 +434,45 @@ def test_evaluate_run_matches_reference_and_ir_measures(case):
                     assert values[q][spec] == 0.0
 
 
+def _judged_only(spec: str):
+    """The ir_measures measure scoring ``spec`` on a condensed list (unjudged documents removed)."""
+    name, _, cut = spec.partition("@")
+    base = {"ndcg": nDCG, "mrr": RR, "recall": R, "precision": P, "hit": Success, "map": AP, "rprec": Rprec}[name]
+    return base(judged_only=True) if not cut else base(judged_only=True) @ int(cut)
+
+
+@settings(max_examples=150, **COMMON)
+@given(case=eval_cases())
+def test_unjudged_unknown_scores_condensed_lists(case):
+    """unjudged="unknown": every metric but judged@k equals the textbook value on the ranking with
+    unlabelled documents removed (Sakai's condensed list), and ir_measures' judged_only=True
+    (trec_eval -J inside pytrec_eval) on the full ranking; judged@k still reads the full ranking."""
+    evaluation, specs = _evaluate(case, unjudged="unknown")
+    answerable = _answerable(case)
+    values = {q.id: q.values for q in evaluation.queries}
+    rankings = {q: _deduped(case.hits.get(q, []), case.fetch) for q in answerable}
+    for q in answerable:
+        condensed = [d for d in rankings[q] if d in case.relevant[q]]
+        for spec in specs:
+            ranking = rankings[q] if spec.startswith("judged") else condensed
+            want = reference(spec, ranking, case.relevant[q])
+            assert values[q][spec] == pytest.approx(want, abs=1e-12), (q, spec, rankings[q], case.relevant[q])
+    assert evaluation.meta["contract"]["unjudged"] == "unknown"
+
+    if not case.integer_grades:
+        return
+    qrels = clamped({q: case.relevant[q] for q in answerable})  # grade 0 stays: still judged
+    run = {q: {d: -float(i) for i, d in enumerate(r, 1)} for q, r in rankings.items() if r}
+    provider = ir_measures.providers.registry["pytrec_eval"]
+    measures = {_judged_only(s): s for s in specs if not s.startswith(("mrr@", "judged"))}
+    assert all(provider.supports(m) for m in measures)
+    if run:
+        for metric in provider.iter_calc(list(measures), qrels, run):
+            spec = measures[metric.measure]
+            assert values[metric.query_id][spec] == pytest.approx(metric.value, abs=1e-9), \
+                (metric, rankings[metric.query_id], case.relevant[metric.query_id])
+
+
 def _default_provider(measure) -> str:
     """The provider ir_measures.iter_calc uses for ``measure`` (first available that supports it)."""
     return next(p.NAME for p in ir_measures.DefaultPipeline.providers if p.is_available() and p.supports(measure))
@@ -421,18 +482,20 @@ def test_ir_measures_default_providers_and_agreement():
     """Pin which implementation ir_measures uses by default (a change would alter what the
     property test above cross-checks against), and check ragauge against the default pipeline."""
     assert {str(m): _default_provider(m)
-            for m in (nDCG @ 5, RR, RR @ 10, R @ 5, P @ 5, Success @ 5, AP, AP @ 10, Rprec, nDCG)} \
+            for m in (nDCG @ 5, RR, RR @ 10, R @ 5, P @ 5, Success @ 5, AP, AP @ 10, Rprec, nDCG, Judged @ 5,
+                      Judged)} \
         == {"nDCG@5": "pytrec_eval", "RR": "pytrec_eval", "RR@10": "msmarco", "R@5": "pytrec_eval",
             "P@5": "pytrec_eval", "Success@5": "pytrec_eval", "AP": "pytrec_eval", "AP@10": "pytrec_eval",
-            "Rprec": "pytrec_eval", "nDCG": "pytrec_eval"}
+            "Rprec": "pytrec_eval", "nDCG": "pytrec_eval", "Judged@5": "judged", "Judged": "judged"}
     qrels = {"q1": {"a": 2, "b": 1, "c": 0, "d": 3}}
     hits = [("c", None), ("b", None), ("x", None), ("c", None), ("a", None)]
     run = {"q1": {"c": -1.0, "b": -2.0, "x": -3.0, "a": -4.0}}  # deduplicated, -rank
-    measures = [nDCG @ 3, nDCG, AP, AP @ 2, RR, RR @ 1, R @ 3, P @ 3, Success @ 1, Rprec]
+    measures = [nDCG @ 3, nDCG, AP, AP @ 2, RR, RR @ 1, R @ 3, P @ 3, Success @ 1, Rprec, Judged @ 3, Judged @ 9,
+                Judged]
     got = {str(m.measure): m.value for m in ir_measures.iter_calc(measures, qrels, run)}
     ev = evaluate_run(_golden(qrels), _run({"q1": hits}),
                       metrics=["ndcg@3", "ndcg", "map", "map@2", "mrr", "mrr@1", "recall@3", "precision@3", "hit@1",
-                               "rprec"])
+                               "rprec", "judged@3", "judged@9", "judged"])
     values = ev.queries[0].values
     for spec, measure in zip(values, measures):
         assert values[spec] == pytest.approx(got[str(measure)], abs=1e-12), spec
@@ -488,7 +551,7 @@ def test_evaluate_run_matches_ranx(case):
     names = {"ndcg": "ndcg", "mrr": "mrr", "recall": "recall", "precision": "precision", "hit": "hit_rate",
              "map": "map", "rprec": "r-precision"}
     ranx_metrics = {}
-    for spec in specs:
+    for spec in [s for s in specs if not s.startswith("judged")]:  # ranx has no judgement rate
         name, _, cut = spec.partition("@")
         ranx_metrics[names[name] + (f"@{cut}" if cut else "")] = spec
     qrels = ranx.Qrels(clamped({q: case.relevant[q] for q in ids}))

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from ragauge.cli.main import cli
 
 SUPPORTED = re.compile(
-    r"(P|recall|ndcg_cut|map_cut|success)_\d+|runid|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|recip_rank|ndcg"
+    r"(P|recall|ndcg_cut|map_cut|success|unj)_\d+|runid|num_q|num_ret|num_rel|num_rel_ret|map|gm_map|Rprec|recip_rank|ndcg"
 )
 
 CASES = [
@@ -44,7 +44,7 @@ def test_fixture_filter_keeps_every_supported_family(trec_dir: Path) -> None:
     names = {line.split()[0].rsplit("_", 1)[0] if line.split()[0][-1].isdigit() else line.split()[0]
              for line in expected_lines(trec_dir / "out.test.aq")}
     assert {"P", "recall", "ndcg_cut", "map_cut", "success", "map", "Rprec", "recip_rank", "ndcg",
-            "num_ret", "num_rel", "num_rel_ret", "gm_map", "runid", "num_q"} <= names
+            "num_ret", "num_rel", "num_rel_ret", "gm_map", "runid", "num_q", "unj"} <= names
 
 
 def test_unsupported_measures_are_named_on_stderr(trec_dir: Path) -> None:

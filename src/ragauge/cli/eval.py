@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ragauge.cli.history import history_option
-from ragauge.cli.options import parse_ks
+from ragauge.cli.options import parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import execute, retriever_options
 from ragauge.errors import InputError
+
+if TYPE_CHECKING:
+    from ragauge.metrics.judged import Unjudged
 
 
 @click.command("eval")
@@ -29,6 +33,7 @@ from ragauge.errors import InputError
                    "(automatic with a --retriever that knows its documents).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
+@unjudged_option()
 @report_options
 @click.option("--record", is_flag=True, help="Append the result to the local history (see 'ragauge history').")
 @history_option
@@ -36,8 +41,9 @@ from ragauge.errors import InputError
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
-                 doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str, output: Path | None, worst: int,
-                 no_color: bool, record: bool, history_path: Path, label: str | None) -> None:
+                 doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, fmt: str,
+                 output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
+                 label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
 
     Means are over answerable questions; no-answer questions (empty "relevant") are
@@ -80,7 +86,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     evaluation = evaluate_run(
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
-        known_documents=documents,
+        known_documents=documents, unjudged=unjudged,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

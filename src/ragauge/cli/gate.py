@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragauge.cli.options import write_output
+from ragauge.cli.options import unjudged_option, write_output
+
+if TYPE_CHECKING:
+    from ragauge.metrics.judged import Unjudged
 
 
 def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -24,6 +27,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
+        unjudged_option(),
     ]):
         f = option(f)
     return f
@@ -58,8 +62,8 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
-                 fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str,
-                 output: Path | None) -> None:
+                 fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
+                 fmt: str, output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -75,7 +79,8 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     from ragauge.reports.gate import render_gate
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
-    result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
+                  unjudged=unjudged)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
@@ -98,7 +103,8 @@ def baseline_group() -> None:
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
-                            doc_id_pattern: str | None, reason: str | None, accept_drop: bool) -> None:
+                            doc_id_pattern: str | None, unjudged: Unjudged, reason: str | None,
+                            accept_drop: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
@@ -114,7 +120,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
-                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",

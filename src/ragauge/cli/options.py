@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from ragauge.errors import InputError
+
+FC = TypeVar("FC", bound=Callable[..., Any])
 
 
 def parse_ks(text: str) -> list[int]:
@@ -36,3 +40,12 @@ def write_output(text: str, output: Path | None) -> None:
             raise write_error("<stdout>", exc, "to standard output") from None
         return
     atomic_write(output, text)
+
+
+def unjudged_option() -> Callable[[FC], FC]:
+    """``--unjudged``: how a document the golden set does not label counts (part of the contract;
+    the choices are ``metrics.judged.UNJUDGED``, not imported here to keep ``--help`` light)."""
+    return click.option(
+        "--unjudged", type=click.Choice(["non-relevant", "unknown"]), default="non-relevant", show_default=True,
+        help="How documents without a label count: non-relevant (as trec_eval), or unknown: left out of each "
+             "ranking before scoring (condensed lists). Results under different rules are not compared.")

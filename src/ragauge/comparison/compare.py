@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.comparison.judged import judged_notes
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
@@ -20,6 +21,7 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
+from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import parse_metrics
 from ragauge.stats.holm import holm
 from ragauge.stats.paired import paired_test
@@ -42,7 +44,8 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
         if not allow_different_golden:
             raise InputError(
                 f"the two results were measured under different contracts ({', '.join(changed)} differ)",
-                hint="evaluate both with the same --fetch and doc-id rule, or pass --allow-different-golden",
+                hint="evaluate both with the same --fetch, doc-id rule and --unjudged, or pass "
+                     "--allow-different-golden",
             )
         notes.append(f"contracts differ in {', '.join(changed)}")
     return notes
@@ -90,22 +93,25 @@ def compare(
     doc_id_pattern: str | None = None,
     allow_different_golden: bool = False,
     alpha: float = 0.05,
+    unjudged: Unjudged = "non-relevant",
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
     ``base`` and ``new`` are evaluations, saved results (``ragauge eval --format json``), or runs
     (files, Run objects or ``{qid: [doc]}`` data) scored here against ``golden`` with the
-    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule). Only questions answerable in
-    both are paired. For each metric, overall and per tag: means, difference, the paired test chosen
+    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule, ``unjudged``). Only questions
+    answerable in both are paired. For each metric, overall and per tag: means, difference, the paired test chosen
     for its values (``stats.paired``: paired t, or McNemar with Tango's interval for 0/1 values)
     with its 95% interval and p-value, the Holm-adjusted p-value over all metric x tag tests,
     better/worse/tied counts, the minimum detectable effect at 80% power and a verdict in words.
     Refuses (InputError) results from different golden sets or contracts unless
-    ``allow_different_golden``, and fewer paired questions than any test at ``alpha`` needs.
+    ``allow_different_golden``, and fewer paired questions than any test at ``alpha`` needs. Warns
+    (a loud note) when the new run's top k holds markedly more unjudged documents than the base's
+    (see ``comparison.judged``).
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
-    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern)
+    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
     notes = _check_comparable(base, new, allow_different_golden)
     names = names_given or [m for m in base.metrics if m in new.metrics]
@@ -125,6 +131,8 @@ def compare(
     rows_b = np.fromiter((bpos[i] for i in ids), dtype=np.int64, count=len(ids))
     rows_n = np.fromiter((npos[i] for i in ids), dtype=np.int64, count=len(ids))
     columns = {m: (base.column(m)[rows_b], new.column(m)[rows_n]) for m in names}
+    notes += judged_notes(base, new, [(base.queries[i], new.queries[j]) for i, j in zip(rows_b.tolist(),
+                                                                                      rows_n.tolist())], names, k)
 
     overall = {m: _delta(*columns[m], alpha) for m in names}
     groups = group_by_tag(range(len(ids)), lambda j: base.queries[rows_b[j]].tags)

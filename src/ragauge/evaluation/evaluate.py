@@ -13,7 +13,7 @@ from ragauge._version import __version__
 from ragauge.core.arrow import strings, take
 from ragauge.core.background import start
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.relevance import RELEVANCE_LEVEL
+from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
@@ -25,6 +25,7 @@ from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
 from ragauge.metrics.engine import compute
+from ragauge.metrics.judged import Unjudged, judged
 from ragauge.metrics.spec import MetricSpec
 from ragauge.redact import redact_value
 
@@ -50,6 +51,7 @@ def evaluate_run(
     doc_id_pattern: str | None = None,
     on_error: OnError = "zero",
     known_documents: Set[str] | None = None,
+    unjudged: Unjudged = "non-relevant",
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
@@ -61,13 +63,16 @@ def evaluate_run(
     listed; run queries outside the golden set are ignored and counted. Questions whose
     retrieval failed score 0 (``on_error="zero"``) or are left out of every mean and listed
     (``"skip"``). With ``known_documents`` (the ids an index holds), relevant ids absent from
-    the index are stale labels, not misses: dropped from the judgements and reported.
+    the index are stale labels, not misses: dropped from the judgements and reported. Documents the
+    golden set does not label count as not relevant (``unjudged="non-relevant"``, as trec_eval) or
+    are left out of each ranking before scoring (``"unknown"``); ``meta["judged"]`` holds the mean
+    judged@k at the largest cutoff either way (how much of the top k carries a label).
 
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
     return score_run(as_golden(golden), as_run(run),
-                     EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents))
+                     EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged))
 
 
 @dataclass
@@ -85,6 +90,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     specs = options.specs()
     fetch = options.checked_fetch()
     on_error = options.checked_on_error()
+    unjudged = options.checked_unjudged()
     refuse_unscorable(golden, run)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set
     drift: dict[str, Any] | None = None
@@ -100,7 +106,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden),
                                     rel_level=RELEVANCE_LEVEL, depth=fetch, duplicates="first", source=run.source,
                                     keep_top=shown)
-    values = compute(rankings, specs)
+    values = compute(rankings, specs, unjudged=unjudged)
     names = [str(s) for s in specs]
     rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
 
@@ -110,8 +116,10 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(golden, run, rows, info, drift, skipped, max_k)
+    if unjudged == "unknown":
+        warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
-                        doc_id_rule(options.doc_id_sep, options.doc_id_pattern))
+                        doc_id_rule(options.doc_id_sep, options.doc_id_pattern), unjudged=unjudged)
     errored = sum(1 for q in rows.scores if q.status == "error")
     meta: dict[str, Any] = {
         "ragauge_version": __version__,
@@ -119,6 +127,7 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         "run": {"path": run.source or run.meta.get("retriever"), "hash": run_hash(), "format": run.format,
                 **({"meta": redact_value(dict(run.meta))} if run.meta else {})},  # older run files may hold secrets
         "contract": contract.to_dict(),
+        "judged": {"k": max_k, "mean": mean_of(judged(rankings, max_k)[answerable])},
         "counts": {"questions": len(full_golden), "skipped": len(skipped), "answerable": int(answerable.sum()),
                    "no_answer": len(rows.no_answer), "missing": len(rows.missing), "errors": errored,
                    "folded": int(info.folded.sum())},
@@ -132,6 +141,17 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
     return Evaluation(tuple(names), summary, tag_means(rows.scores, names), tuple(rows.scores),
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta)
+
+
+def _condensed_note(golden: GoldenSet) -> str:
+    """What scoring condensed lists means for this golden set: loud when it labels no document as
+    not relevant, since every list then holds relevant documents only."""
+    note = ("unjudged documents were left out of each ranking before scoring (condensed lists, --unjudged "
+            "unknown): numbers not comparable with the default rule, under which they count as not relevant")
+    if any(not is_relevant(g) for q in golden for g in q.relevant.values()):
+        return note
+    return (f"{LOUD}{note}; the golden set labels no document as not relevant, so each list holds only relevant "
+            f"documents and every metric reads as if each relevant document retrieved ranked first")
 
 
 def _judgements(golden: GoldenSet) -> Judgements:

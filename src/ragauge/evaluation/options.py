@@ -9,6 +9,7 @@ from typing import Any, Literal
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
+from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 
 DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
@@ -21,7 +22,9 @@ class EvalOptions:
     mrr and ndcg@k for each cutoff in ``k``; ``fetch`` keeps each question's first N raw hits
     before deduplication (None: all); ``doc_id_sep``/``doc_id_pattern`` map chunk ids to documents;
     ``on_error`` scores failed questions 0 ("zero") or leaves them out of every mean ("skip");
-    ``known_documents`` (an index's ids) turns on stale-label checking."""
+    ``known_documents`` (an index's ids) turns on stale-label checking; ``unjudged`` says how a
+    document the golden set does not label counts: "non-relevant" (trec_eval's rule) or "unknown"
+    (left out of each ranking before scoring: condensed lists)."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
     k: int | Sequence[int] = 5
@@ -30,6 +33,7 @@ class EvalOptions:
     doc_id_pattern: str | None = None
     on_error: OnError = "zero"
     known_documents: Set[str] | None = None
+    unjudged: Unjudged = "non-relevant"
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""
@@ -52,6 +56,12 @@ class EvalOptions:
             raise InputError(f"on_error must be 'zero' or 'skip', got {self.on_error!r}")
         return self.on_error
 
+    def checked_unjudged(self) -> Unjudged:
+        if self.unjudged not in UNJUDGED:
+            raise InputError(f"unjudged must be {' or '.join(map(repr, UNJUDGED))}, got {self.unjudged!r}",
+                             hint="--unjudged non-relevant (the default, as trec_eval) or --unjudged unknown")
+        return self.unjudged
+
 
 @dataclass(frozen=True)
 class Contract:
@@ -65,14 +75,25 @@ class Contract:
     dedup: str = DEDUP_RULE
     relevance: str = f"grade >= {RELEVANCE_LEVEL}"
     mean_over: str = "answerable questions"
+    unjudged: Unjudged = "non-relevant"
 
-    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance")
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,
-                "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over}
+                "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over,
+                "unjudged": self.unjudged}
+
+
+_BEFORE = {"unjudged": "non-relevant"}
+"""What a contract stored before a field existed meant (results and baselines written earlier)."""
+
+
+def contract_value(contract: dict[str, Any], key: str) -> Any:
+    """A stored contract's field, or what its absence means in a file written before the field."""
+    return contract.get(key, _BEFORE.get(key))
 
 
 def contract_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The comparable contract fields on which two stored contracts differ."""
-    return [key for key in Contract.COMPARABLE if a.get(key) != b.get(key)]
+    return [key for key in Contract.COMPARABLE if contract_value(a, key) != contract_value(b, key)]

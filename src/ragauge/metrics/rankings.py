@@ -89,6 +89,23 @@ class Rankings:
         limit = k[q] if isinstance(k, np.ndarray) else k
         return np.bincount(q, weights=self.pos[self.rel_pos] < limit, minlength=self.n)
 
+    def count_judged_within(self, k: int | None, min_grade: float | None = None) -> np.ndarray:
+        """Per query: judged documents among the first ``k`` positions (all of them for None),
+        only those graded >= ``min_grade`` when given."""
+        weights = np.ones(len(self.pos)) if k is None else (self.pos < k).astype(np.float64)
+        if min_grade is not None:
+            weights = np.where(self.grades >= min_grade, weights, 0.0)
+        return np.bincount(self.qidx, weights=weights, minlength=self.n)
+
+    def condensed(self) -> Rankings:
+        """The same judgements with every unjudged document left out of each list (a condensed
+        list, Sakai 2007; trec_eval ``-J``): judged documents keep their order, ranks close up,
+        and each list is as long as its judged documents. What is relevant stays the same."""
+        counts = np.diff(self.offsets)
+        pos = np.arange(len(self.pos), dtype=np.int64) - np.repeat(self.offsets[:-1], counts)
+        return Rankings(self.offsets, pos, self.grades, counts.astype(np.int64), self.num_rel, self.ideal_offsets,
+                        self.ideal_gains, self.rel_level)
+
     def sum_by_query(self, values: np.ndarray, k: int | None) -> np.ndarray:
         """Per query: sum of a per-entry array over the entries ranked within the first ``k``."""
         if k is not None:

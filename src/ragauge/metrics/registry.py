@@ -10,6 +10,7 @@ import numpy as np
 
 from ragauge.metrics.ap import average_precision
 from ragauge.metrics.hit import hit
+from ragauge.metrics.judged import judged
 from ragauge.metrics.ndcg import ndcg
 from ragauge.metrics.precision import precision
 from ragauge.metrics.rankings import Rankings
@@ -23,7 +24,9 @@ Kernel = Callable[[Rankings, "int | None"], np.ndarray]
 @dataclass(frozen=True)
 class MetricFamily:
     """A metric family: its kernel, whether it takes a cutoff, its trec_eval name as documented
-    (``trec_eval``) and the trec_eval measures computed with its kernel (``trec_measures``)."""
+    (``trec_eval``), the trec_eval measures computed with its kernel (``trec_measures``) and whether
+    it describes the ranking as retrieved even when unjudged documents are left out of the lists
+    that the other metrics score (``as_retrieved``)."""
 
     name: str
     kernel: Kernel
@@ -32,6 +35,7 @@ class MetricFamily:
     formula: str
     trec_eval: str
     trec_measures: tuple[str, ...] = ()
+    as_retrieved: bool = False
 
     @property
     def doc(self) -> str:
@@ -57,6 +61,8 @@ METRICS: dict[str, MetricFamily] = {
                      ("map", "gm_map", "map_cut")),
         MetricFamily("rprec", r_precision, "none", "precision at rank R, R = number of relevant documents",
                      "\\|rel ∩ top R\\| / R", "Rprec", ("Rprec",)),
+        MetricFamily("judged", judged, "optional", "share of the top k that the golden set labels (any grade)",
+                     "\\|labelled ∩ top k\\| / min(k, retrieved)", "none (ir_measures Judged@k)", as_retrieved=True),
     )
 }
 

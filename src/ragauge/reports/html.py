@@ -20,10 +20,12 @@ from ragauge.reports.views import (
     NOT_FOUND,
     SMALL_TAG,
     fetch_label,
+    judged_line,
     max_cutoff,
     rank_histogram,
     recall_curve,
     tag_rows,
+    unjudged_rule,
     worst_questions,
 )
 
@@ -174,5 +176,5 @@ def render_html(evaluation: Evaluation) -> str:
         curve=_curve(evaluation), k=max_cutoff(evaluation), confidence=f"{CONFIDENCE:.0%}", small_tag=SMALL_TAG,
         tags=sorted({t for q in evaluation.queries for t in q.tags}), no_answer=evaluation.no_answer,
         warnings=evaluation.warnings, data_json=Markup(script_json(data)), script=Markup(script),
-        script_hash=script_hash, chart_w=CHART_W,
+        script_hash=script_hash, chart_w=CHART_W, unjudged=unjudged_rule(evaluation), judged=judged_line(evaluation),
     )

@@ -23,10 +23,12 @@ from ragauge.reports.views import (
     WORST,
     fetch_label,
     interval_text,
+    judged_line,
     latency_cost_line,
     max_cutoff,
     relevant_ids,
     tag_rows,
+    unjudged_rule,
     worst_questions,
 )
 
@@ -135,6 +137,8 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
         out += _wrap(t(f"k={','.join(map(str, contract.get('k', []))) or '-'}  fetch={fetch_label(evaluation)}  "
                        f"relevant: {contract.get('relevance', '?')}"), width, "contract: ", pad)
         out += _wrap(t(f"dedup: {contract.get('dedup', '?')}; {contract.get('doc_id', '?')}"), width, pad)
+        judged = judged_line(evaluation)
+        out += _wrap(t(f"unjudged: {unjudged_rule(evaluation)}" + (f"; {judged}" if judged else "")), width, pad)
     if counts:
         out += _wrap(t(f"means over {counts.get('answerable', len(evaluation.queries))} answerable of "
                        f"{counts.get('questions', '?')} questions; {counts.get('no_answer', 0)} no-answer "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
 
@@ -173,3 +174,23 @@ def latency_cost_line(evaluation: Evaluation) -> str | None:
     if cost:
         parts.append(f"cost total={cost['total']:.6g} mean={cost['mean']:.6g}")
     return "; ".join(parts) or None
+
+
+def unjudged_rule(evaluation: Evaluation) -> str:
+    """How unlabelled documents counted, in words (results written before the rule existed: as
+    not relevant)."""
+    if contract_value(evaluation.meta.get("contract", {}), "unjudged") == "unknown":
+        return "unknown (left out of each ranking before scoring)"
+    return "non-relevant"
+
+
+def judged_line(evaluation: Evaluation) -> str | None:
+    """The mean judged@k the evaluation records as context (``meta["judged"]``), in words; None when
+    it holds none (older results, or no answerable question)."""
+    judged = evaluation.meta.get("judged") or {}
+    mean, k = judged.get("mean"), judged.get("k")
+    if mean is None or mean != mean:
+        return None
+    top = "ranking" if k is None else f"top {k}"
+    name = "judged" if k is None else f"judged@{k}"
+    return f"{name}={mean:.4f}: mean share of the {top} that the golden set labels"

@@ -37,10 +37,21 @@ def _num_rel_ret(r: Rankings, k: int | None) -> np.ndarray:
     return r.count_rel_within(None)
 
 
+def _unj(r: Rankings, k: int | None) -> np.ndarray:
+    """trec_eval 10's ``unj_k``: unjudged documents in the top k, divided by k even when fewer came
+    back; a document is unjudged when the qrels do not list it or give it a negative grade. Not
+    1 - judged@k (ragauge's and ir_measures' judged@k divide by what came back, and count a
+    negative grade as a judgement)."""
+    if k is None:
+        raise ValueError("unj needs a cutoff")
+    unjudged: np.ndarray = np.minimum(r.lengths, k) - r.count_judged_within(k, min_grade=0.0)
+    return unjudged / float(k)
+
+
 def _kernels() -> dict[str, Callable[[Rankings, int | None], np.ndarray]]:
-    """trec_eval measure name -> kernel: the counts here, every other from the metric registry."""
+    """trec_eval measure name -> kernel: the counts and unj here, every other from the metric registry."""
     kernels: dict[str, Callable[[Rankings, int | None], np.ndarray]] = {
-        "num_ret": _num_ret, "num_rel": _num_rel, "num_rel_ret": _num_rel_ret}
+        "num_ret": _num_ret, "num_rel": _num_rel, "num_rel_ret": _num_rel_ret, "unj": _unj}
     for family in METRICS.values():
         kernels.update((name, family.kernel) for name in family.trec_measures)
     return kernels
@@ -53,7 +64,7 @@ _TABLE: tuple[tuple[str, str, tuple[int, ...] | None], ...] = (
     ("num_rel_ret", "count", None), ("map", "mean", None), ("gm_map", "gm", None), ("Rprec", "mean", None),
     ("recip_rank", "mean", None), ("P", "mean", STANDARD_CUTOFFS), ("recall", "mean", STANDARD_CUTOFFS),
     ("ndcg", "mean", None), ("ndcg_cut", "mean", STANDARD_CUTOFFS), ("map_cut", "mean", STANDARD_CUTOFFS),
-    ("success", "mean", (1, 5, 10)),
+    ("success", "mean", (1, 5, 10)), ("unj", "mean", (5, 10, 20)),
 )
 _KERNELS = _kernels()
 MEASURES: tuple[TrecMeasure, ...] = tuple(TrecMeasure(name, kind, cutoffs, _KERNELS.get(name))
@@ -67,7 +78,7 @@ ALL_TREC = tuple(m.name for m in MEASURES)
 KNOWN_UNSUPPORTED = {
     "bpref", "iprec_at_recall", "relstring", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
     "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "set_P", "set_relative_P", "set_recall", "set_map",
-    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj", "ndcg_p", "dcg", "ideal_dcg",
+    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "ndcg_p", "dcg", "ideal_dcg",
 }
 
 
