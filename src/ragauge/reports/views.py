@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragauge.evaluation.failures import missed
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
 
@@ -45,8 +46,7 @@ def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
 
 def found(q: QueryScore, k: int | None) -> bool:
     """Whether a relevant document is in the top k (the whole fetched list when k is None)."""
-    rank = q.first_relevant_rank
-    return rank is not None and (k is None or rank <= k)
+    return not missed(q, k)
 
 
 @dataclass(frozen=True)
