@@ -50,7 +50,8 @@ PLAIN = [f"plain{i}" for i in range(FIELDS)]
 
 def evaluation(t: list[str]) -> Evaluation:
     m = ("hit@1", "recall@3")
-    why = Failure("wrong-section", ("exact-term", t[8]), {"wrong-section": {"ids": [t[4]]}, "exact-term": {"terms": [t[5]]}})
+    why = Failure("wrong-section", ("exact-term", t[8]),
+                  {"wrong-section": {"ids": [t[4]]}, "exact-term": {"terms": [t[5]]}})
     q1 = QueryScore(t[0], t[1], (t[2],), {"hit@1": 0.0, "recall@3": 0.0}, {t[3]: 1.0}, None,
                     (Returned(t[4], 1, None, 0.9), Returned(t[5], 2, None, 0.5)), 2, 2, status="error", error=t[6],
                     failure=why)

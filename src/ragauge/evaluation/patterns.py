@@ -58,7 +58,8 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in (
     Pattern("exact-term", "exact-term miss",
             "an identifier-like query token (E-301, 0x80070005, KB-1042, 9002, 5.7.1, TunnelPoint) occurs in a "
             "relevant text but in none of the top-k documents' texts",
-            "add lexical retrieval (BM25, or hybrid) so exact tokens count", "texts"),
+            "lexical or hybrid retrieval that matches codes whole (E-301, not E and 301), or boost exact matches",
+            "texts"),
     Pattern("vocabulary-gap", "vocabulary gap",
             f"fewer than {OVERLAP_GAP:.0%} of the query's content words (stop words dropped, stemmed) occur in "
             f"the relevant text that shares the most",
