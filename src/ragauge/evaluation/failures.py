@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ragauge.data.ids import section_parent
+from ragauge.data.ids import SECTION_SEP, section_parent
 from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.patterns import CROWD_MIN, CROWD_SHARE, OVERLAP_GAP, PATTERNS, Assessment, Failure
 from ragauge.evaluation.text import Texts, identifiers, occurs
@@ -76,10 +76,11 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
     if q.status == "ok":
         top = q.top if k is None else q.top[:k]
         answers = [d for d, g in q.relevant.items() if is_relevant(g)]
-        documents = {_document(d) for d in answers}
-        siblings = [r.doc_id for r in top if not r.relevant and _document(r.doc_id) in documents]
-        if siblings:
-            found["wrong-section"] = {"ids": siblings}
+        if any(SECTION_SEP in d for d in answers) or any(SECTION_SEP in r.doc_id for r in top):
+            documents = {_document(d) for d in answers}  # without a section id, no two ids share a document
+            siblings = [r.doc_id for r in top if not r.relevant and _document(r.doc_id) in documents]
+            if siblings:
+                found["wrong-section"] = {"ids": siblings}
         if crowd:
             found["crowded-out"] = dict(crowd)
         if texts is not None:
@@ -88,10 +89,7 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
             unjudged = [r.doc_id for r in top if r.grade is None]
             if unjudged:
                 found["unjudged-above"] = {"ids": unjudged}
-        if q.first_relevant_rank is not None:
-            found["ranked-too-low"] = {"rank": q.first_relevant_rank}
-        else:
-            found["not-retrieved"] = {"fetched": q.n_unique}
+        found["ranked-too-low" if q.first_relevant_rank is not None else "not-retrieved"] = {}  # the row says where
     order = [p for p in PATTERNS if p in found]
     return Failure(order[0], tuple(order[1:]), {p: found[p] for p in order if found[p]})
 
@@ -161,10 +159,10 @@ def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapp
     for i, q in enumerate(out):
         if not missed(q, k):
             if q.failure is not None:
-                out[i] = replace(q, failure=None)
+                out[i] = q.with_failure(None)
             continue
-        out[i] = q = replace(q, failure=classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None,
-                                                      texts=texts))
+        out[i] = q = q.with_failure(classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None,
+                                             texts=texts))
         misses.append(q)
     kept = max((len(q.top) for q in out), default=0)
     assessment = assess(k, kept, misses, index_known=drift is not None, texts=texts,

@@ -92,8 +92,9 @@ TEXT_RULES = ("Text patterns need the corpus texts (eval --corpus PATH, report -
 @dataclass(frozen=True)
 class Failure:
     """Why one question missed: its ``primary`` pattern, the ``secondary`` ones that also apply
-    (in precedence order) and the ``evidence`` behind each (pattern name -> facts, e.g.
-    ``{"exact-term": {"terms": ["E-301"]}, "ranked-too-low": {"rank": 8}}``)."""
+    (in precedence order) and the ``evidence`` behind those that need more than the question's row
+    says (pattern name -> facts, e.g. ``{"exact-term": {"terms": ["E-301"]}}``; a rank or a list
+    length is in the row)."""
 
     primary: str
     secondary: tuple[str, ...] = ()
@@ -109,7 +110,9 @@ class Failure:
         return next((p for p in self.patterns if p in allowed), None)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"primary": self.primary, "secondary": list(self.secondary)}
+        out: dict[str, Any] = {"primary": self.primary}
+        if self.secondary:
+            out["secondary"] = list(self.secondary)
         if self.evidence:
             out["evidence"] = self.evidence
         return out

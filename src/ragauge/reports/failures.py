@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragauge.evaluation.patterns import PATTERNS, Failure, FailureTable
+from ragauge.evaluation.patterns import PATTERNS, FailureTable
+from ragauge.evaluation.result import QueryScore
 
 HEADER = ["pattern", "misses", "share", "also", "examples"]
 """The table's columns: the pattern, the misses it is primary for and their share of all misses,
@@ -63,11 +64,15 @@ def caveats(table: FailureTable) -> list[str]:
     return out + list(table.assessment.notes)
 
 
-def detail(name: str, evidence: dict[str, Any]) -> str:
-    """The evidence of one pattern in a few words ("" when there is none to show, or a saved file
-    holds something else there)."""
+def detail(name: str, q: QueryScore) -> str:
+    """The evidence of one pattern of a missed question in a few words ("" when there is none to
+    show, or a saved file holds something else there)."""
+    if name == "ranked-too-low" and q.first_relevant_rank is not None:
+        return f"rank {q.first_relevant_rank}"
+    if name == "not-retrieved":
+        return f"none in {q.n_unique} fetched"
     try:
-        return _detail(name, evidence.get(name) or {})
+        return _detail(name, q.failure.evidence.get(name) or {} if q.failure is not None else {})
     except (TypeError, ValueError, AttributeError):
         return ""
 
@@ -82,17 +87,18 @@ def _detail(name: str, e: dict[str, Any]) -> str:
         return ", ".join(str(t) for t in e["terms"])
     if name == "vocabulary-gap" and "overlap" in e:
         return f"{float(e['overlap']):.0%} of {e.get('words')} content words"
-    if name == "ranked-too-low" and "rank" in e:
-        return f"rank {e['rank']}"
-    if name == "not-retrieved" and "fetched" in e:
-        return f"none in {e['fetched']} fetched"
     return ""
 
 
-def why(failure: Failure) -> str:
-    """One question's failure in a line: ``vocabulary gap (14% of 7 content words); also: ...``."""
+def why(q: QueryScore) -> str:
+    """A missed question's failure in a line: ``vocabulary gap (14% of 7 content words); also: ...``
+    ("" for a question that did not miss)."""
+    failure = q.failure
+    if failure is None:
+        return ""
+
     def one(name: str) -> str:
-        more = detail(name, failure.evidence)
+        more = detail(name, q)
         return f"{title(name)} ({more})" if more else title(name)
 
     text = one(failure.primary)

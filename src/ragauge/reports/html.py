@@ -122,7 +122,7 @@ def _questions(evaluation: Evaluation) -> list[dict[str, Any]]:
         "rel": [[doc, grade] for doc, grade in q.relevant.items()],
         "top": [[r.doc_id, r.grade, r.score] for r in q.top],
         "hits": q.n_hits, "unique": q.n_unique, "folded": q.folded, "lat": q.latency_ms, "extra": q.extra,
-        "fail": list(q.failure.patterns) if q.failure else [], "why": failures.why(q.failure) if q.failure else None,
+        "fail": list(q.failure.patterns) if q.failure else [], "why": failures.why(q) or None,
     } for q in order]
 
 

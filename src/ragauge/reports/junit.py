@@ -33,7 +33,7 @@ def _details(q: QueryScore, k: int | None) -> list[str]:
     else:
         why = f"no relevant document {where}"
     returned = [("+" if r.relevant else "") + r.doc_id for r in q.top[:k or SHOWN_DOCS]]
-    pattern = [] if q.failure is None else [f"pattern: {failures.why(q.failure)}"] + (
+    pattern = [] if q.failure is None else [f"pattern: {failures.why(q)}"] + (
         [f"fix: {PATTERNS[q.failure.primary].fix}"] if q.failure.primary in PATTERNS else [])
     return [why, *pattern, f"query: {q.query}", f"expected: {', '.join(relevant_ids(q))}",
             f"returned (top {k or len(returned)}, + = relevant): {', '.join(returned) or '(nothing)'}"]

@@ -50,7 +50,7 @@ def _question_row(evaluation: Evaluation, q: QueryScore) -> list[str]:
     else:
         rank = str(q.first_relevant_rank) if q.first_relevant_rank else "**not found**"
     returned = [f"**{escape(r.doc_id)}**" if r.relevant else escape(r.doc_id) for r in q.top[:SHOWN_DOCS]]
-    why = escape(failures.why(q.failure)) if q.failure is not None else "—"
+    why = escape(failures.why(q)) or "—"
     return [escape(q.id), escape(_cut(q.query)), f"{q.values.get(first, 0.0):.3f}", rank, why,
             ", ".join(escape(d) for d in relevant_ids(q)), ", ".join(returned) or "—"]
 

@@ -197,7 +197,7 @@ def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style
         got.append((f"({more} more)", s(f"({more} more)", dim=True)))
     out += _items("    returned: ", got, width)
     if q.failure is not None:
-        out += _wrap(t(failures.why(q.failure)), width, "    why:      ", " " * 14)
+        out += _wrap(t(failures.why(q)), width, "    why:      ", " " * 14)
     return out
 
 
