@@ -87,9 +87,9 @@
     if (!q.top.length) rb.append(el("tr", null, el("td", null, ""), el("td", null, "(nothing returned)")));
     returned.append(rb);
 
-    const facts = ["raw hits: " + q.hits, "unique documents: " + q.unique, "duplicates folded: " + q.folded];
+    const facts = q.why ? ["why it failed: " + q.why] : [];
+    facts.push("raw hits: " + q.hits, "unique documents: " + q.unique, "duplicates folded: " + q.folded);
     if (q.lat !== null) facts.push("latency: " + num(q.lat, 1) + " ms");
-    if (q.why) facts.push("why it failed: " + q.why);
     if (q.error) facts.push("error: " + q.error);
     for (const [key, value] of Object.entries(q.extra || {})) facts.push(key + ": " + JSON.stringify(value));
     const shown = q.unique > q.top.length ? " (of " + q.unique + ")" : "";
