@@ -76,3 +76,11 @@ def test_metrics_lists_every_pattern_with_its_fix() -> None:
     for p in PATTERNS.values():
         assert f"{p.name}    ({p.title})" in out.stdout
     assert "misses at k when no relevant document" in out.stdout
+
+
+def test_without_misses_the_block_is_one_line(tmp_path: Path) -> None:
+    golden, run, _ = files(tmp_path)
+    out = invoke("eval", golden, "--run", run, "-k", "2", "--no-color")
+    assert out.exit_code == 0, out.output
+    assert "why it failed: no question misses at k=2 (2 answerable)" in out.stdout
+    assert "not assessed" not in out.stdout and "perfect reranker" not in out.stdout

@@ -95,8 +95,8 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
 
 
 def _text_patterns(query: str, answers: list[str], top: list[str], texts: Texts) -> dict[str, dict[str, Any]]:
-    """exact-term and vocabulary-gap for one question; ``{"texts": ...}`` evidence under neither
-    when no relevant text is in the corpus (see :func:`assess`)."""
+    """exact-term and vocabulary-gap for one question; neither when no relevant text is in the
+    corpus (:func:`assess` says which misses those are)."""
     relevant = [(d, folded) for d in answers if (folded := texts.folded(d)) is not None]
     if not relevant:
         return {}

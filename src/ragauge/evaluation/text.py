@@ -137,16 +137,12 @@ class Texts:
         self._folded: dict[str, str] = {}
         self.analyzer = TextAnalyzer()
 
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def __contains__(self, doc_id: object) -> bool:
-        return isinstance(doc_id, str) and self.text(doc_id) is not None
-
     def ids(self) -> Iterable[str]:
+        """The ids the corpus holds (the index's documents)."""
         return self._texts.keys()
 
     def text(self, doc_id: str) -> str | None:
+        """The text of ``doc_id`` (of its document, for a section the corpus lacks); None if neither."""
         text = self._texts.get(doc_id)
         if text is None:
             parent = section_parent(doc_id)
@@ -154,6 +150,7 @@ class Texts:
         return text
 
     def folded(self, doc_id: str) -> str | None:
+        """:meth:`text` passed through :func:`fold`."""
         got = self._folded.get(doc_id)
         if got is None:
             text = self.text(doc_id)

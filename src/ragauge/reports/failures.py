@@ -56,7 +56,9 @@ def ceiling(table: FailureTable, fetch: str) -> str | None:
 
 
 def caveats(table: FailureTable) -> list[str]:
-    """What was not assessed and why (one line per reason), then the notes."""
+    """What was not assessed and why (one line per reason), then the notes; nothing without misses."""
+    if not table.misses:
+        return []
     by_reason: dict[str, list[str]] = {}
     for name in sorted(table.assessment.not_assessed, key=lambda n: list(PATTERNS).index(n) if n in PATTERNS else 99):
         by_reason.setdefault(table.assessment.not_assessed[name], []).append(title(name))
