@@ -274,3 +274,16 @@ def test_a_result_saved_before_failures_were_classified_still_loads(tmp_path: Pa
 def test_a_corpus_mapping_must_hold_texts() -> None:
     with pytest.raises(ragauge.InputError, match="document id -> text"):
         evaluate(QUESTIONS, RUN, k=2, corpus={"kb-e301": 3})
+
+
+def test_with_failure_keeps_every_other_field() -> None:
+    from dataclasses import fields, replace
+
+    from ragauge.evaluation.patterns import Failure
+    from ragauge.evaluation.result import QueryScore, Returned
+
+    q = QueryScore("q", "text", ("t",), {"hit@1": 0.0}, {"d": 1.0}, 3, (Returned("x", 1, None, 0.5),), 4, 3, 1,
+                   "ok", "boom", 12.0, 0.5, {"source": "log"}, None)
+    assert all(getattr(q, f.name) not in (None, 0, "", (), {}) for f in fields(q) if f.name != "failure")
+    f = Failure("ranked-too-low")
+    assert q.with_failure(f) == replace(q, failure=f)

@@ -72,7 +72,8 @@ class QueryScore:
     failure: Failure | None = None
 
     def with_failure(self, failure: Failure | None) -> QueryScore:
-        """This row with ``failure`` (``dataclasses.replace``, a few times cheaper: misses at scale)."""
+        """This row with ``failure``: ``dataclasses.replace`` written out, several times cheaper for
+        thousands of misses (a test checks it keeps every field)."""
         return QueryScore(self.id, self.query, self.tags, self.values, self.relevant, self.first_relevant_rank,
                           self.top, self.n_hits, self.n_unique, self.folded, self.status, self.error,
                           self.latency_ms, self.cost, self.extra, failure)
