@@ -13,6 +13,12 @@ def test_readme_metric_table_is_the_registry() -> None:
     assert markdown_table() in (ROOT / "README.md").read_text()
 
 
+def test_readme_failure_pattern_table_is_the_registry() -> None:
+    from ragauge.evaluation.patterns import markdown_table as pattern_table
+
+    assert pattern_table() in (ROOT / "README.md").read_text()
+
+
 def test_help_is_fast_and_light() -> None:
     import subprocess
     import sys

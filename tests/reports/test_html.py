@@ -198,3 +198,19 @@ def test_tag_chart_metric_switch(page: Page) -> None:
     pg.select_option("#tag-metric", "2")  # hit@3
     visible = pg.locator("svg.tagchart:visible")
     assert visible.count() == 1 and visible.get_attribute("aria-label") == "hit@3 by tag"
+
+
+def test_why_it_failed_table_and_pattern_filter(page: Page) -> None:
+    pg = page.page
+    rows = pg.locator("#why tbody tr").all_inner_texts()
+    assert [r.split("\t")[0] for r in rows] == ["retriever error", "missing from the run", "ranked too low",
+                                                "not retrieved at all"]
+    assert "perfect reranker" in pg.inner_text("#why")
+    assert pg.locator("#qtable tr.q[data-id=q6] td.why").inner_text() == "ranked too low"
+    assert pg.locator("#qtable tr.q[data-id=q1] td.why").inner_text() == ""
+    pg.select_option("#pattern-filter", "not-retrieved")
+    assert page.ids() == ["q7"] and page.shown() == "showing 1 of 7"
+    pg.click("#qtable tr.q[data-id=q7]")
+    assert "why it failed: not retrieved at all (none in 5 fetched)" in pg.locator("#qtable tr.detail").inner_text()
+    pg.select_option("#pattern-filter", "")
+    assert page.shown() == "showing 7 of 7"

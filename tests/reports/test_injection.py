@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
+from ragauge.evaluation.patterns import Assessment, Failure
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.gating.check import GateResult, RuleOutcome
 from ragauge.reports.comparison import render_comparison
@@ -49,8 +50,11 @@ PLAIN = [f"plain{i}" for i in range(FIELDS)]
 
 def evaluation(t: list[str]) -> Evaluation:
     m = ("hit@1", "recall@3")
+    why = Failure("wrong-section", ("exact-term", t[8]),
+                  {"wrong-section": {"ids": [t[4]]}, "exact-term": {"terms": [t[5]]}})
     q1 = QueryScore(t[0], t[1], (t[2],), {"hit@1": 0.0, "recall@3": 0.0}, {t[3]: 1.0}, None,
-                    (Returned(t[4], 1, None, 0.9), Returned(t[5], 2, None, 0.5)), 2, 2, status="error", error=t[6])
+                    (Returned(t[4], 1, None, 0.9), Returned(t[5], 2, None, 0.5)), 2, 2, status="error", error=t[6],
+                    failure=why)
     q2 = QueryScore(t[7], t[8], (t[2],), {"hit@1": 1.0, "recall@3": 1.0}, {t[3]: 2.0}, 1,
                     (Returned(t[3], 1, 2.0, 0.8),), 1, 1, latency_ms=12.0)
     no_answer = {"n": 1, "questions": [{"id": t[9], "query": t[10], "tags": [], "top": [{"doc_id": t[4], "rank": 1}]}]}
@@ -59,7 +63,7 @@ def evaluation(t: list[str]) -> Evaluation:
             "contract": {"k": [1, 3], "relevance": "grade >= 1", "dedup": "by document", "doc_id": t[9]},
             "counts": {"questions": 3, "answerable": 2, "no_answer": 1}, "ragauge_version": "0.0.0"}
     return Evaluation(m, {"hit@1": 0.5, "recall@3": 0.5}, {t[2]: {"n": 2, "hit@1": 0.5, "recall@3": 0.5}}, (q1, q2),
-                      no_answer, (t[6], t[11]), meta)
+                      no_answer, (t[6], t[11]), meta, Assessment(3, {"vocabulary-gap": t[9]}, (t[10],)))
 
 
 def comparison(t: list[str]) -> Comparison:
@@ -68,8 +72,11 @@ def comparison(t: list[str]) -> Comparison:
               "displaced_by": [t[4], t[5]], "expected": [t[3]]}]
     meta = {"base": {"run": {"path": t[10]}}, "new": {"run": {"path": t[11]}}, "paired_questions": 2,
             "resamples": 100, "seed": 0}
+    patterns = {"k": 3, "compared": [], "notes": [t[9]],
+                "rows": [{"pattern": t[8], "title": t[8], "base": 1, "new": 0, "fixed": 1, "caused": 0,
+                          "fixed_ids": [t[0]], "caused_ids": []}]}
     return Comparison({"recall@3": d}, {t[2]: {"recall@3": d}}, worse, {"base": {}, "new": {}}, {"base": {}, "new": {}},
-                      [t[6], t[7]], meta)
+                      [t[6], t[7]], meta, patterns)
 
 
 def gate(t: list[str]) -> GateResult:

@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 @click.option("--metrics", help="Comma-separated metric specs instead, e.g. hit@1,recall@10,mrr,ndcg@10.")
 @retriever_options
 @click.option("--corpus", type=click.Path(path_type=Path),
-              help="The indexed corpus: relevant ids missing from it are reported as stale labels, not misses "
-                   "(automatic with a --retriever that knows its documents).")
+              help="The indexed corpus (.jsonl, .jsonl.gz or a folder): relevant ids missing from it are stale "
+                   "labels, not misses (automatic with a --retriever that knows its documents), and its texts "
+                   "explain misses (the exact-term and vocabulary-gap patterns).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
@@ -49,12 +50,14 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     Means are over answerable questions; no-answer questions (empty "relevant") are
     reported apart. Chunk hits are folded into documents in first-seen order. With --run,
     --fetch cuts each question's raw hits (default: all); with --retriever it is the depth
-    asked for (default 20).
+    asked for (default 20). Every question that misses at the largest k gets a failure
+    pattern and a fix ('ragauge metrics' lists them); --corpus adds the text-based ones.
 
     \b
     Examples:
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10
       ragauge eval golden.jsonl --retriever bm25:corpus.jsonl -k 10 --save-run runs/bm25.jsonl
+      ragauge eval golden.jsonl --run run.jsonl -k 1,5 --corpus corpus.jsonl
       ragauge eval golden.jsonl --run run.trec --metrics recall@10,mrr,ndcg@10 --format json -o result.json
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
@@ -79,14 +82,10 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     else:
         golden_set, run = load_golden(golden), read_run(run_path, run_format)  # type: ignore[arg-type]
         documents = None
-    if corpus is not None:
-        from ragauge.retrieve.corpus import read_documents
-
-        documents = {doc_id for doc_id, _, _ in read_documents(corpus)}
     evaluation = evaluate_run(
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
-        known_documents=documents, unjudged=unjudged,
+        known_documents=None if corpus is not None else documents, unjudged=unjudged, corpus=corpus,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

@@ -7,12 +7,14 @@ import click
 
 @click.command("metrics")
 def metrics_command() -> None:
-    """List every metric ragauge computes, with its formula and edge cases.
+    """List every metric ragauge computes, with its formula and edge cases, then the failure
+    patterns a miss is classified by, each with its exact rule and its fix.
 
     \b
     Example:
       ragauge metrics
     """
+    from ragauge.evaluation.patterns import text_docs
     from ragauge.metrics.registry import METRICS
 
     for f in METRICS.values():
@@ -21,3 +23,5 @@ def metrics_command() -> None:
         for line in f.doc.splitlines():
             click.echo(f"    {line.strip()}")
         click.echo("")
+    for line in text_docs():
+        click.echo(line)

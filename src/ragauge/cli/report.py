@@ -65,17 +65,21 @@ def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: b
                 click.echo(terminal(warning), err=True)
 
 
-def load_result(path: Path) -> Any:
+def load_result(path: Path, corpus: Path | None = None) -> Any:
     """Read a result written by ``ragauge eval --format json`` (see evaluation.load.read_result)."""
     from ragauge.evaluation.load import read_result
 
-    return read_result(path)
+    return read_result(path, corpus)
 
 
 @click.command("report")
 @click.argument("result", type=click.Path(path_type=Path))
 @report_options
-def report_command(result: Path, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
+@click.option("--corpus", type=click.Path(path_type=Path),
+              help="The indexed corpus (.jsonl, .jsonl.gz or a folder): explain the misses with its texts too "
+                   "(the exact-term and vocabulary-gap patterns); the scores stay as saved.")
+def report_command(result: Path, fmt: str, output: Path | None, worst: int, no_color: bool,
+                   corpus: Path | None) -> None:
     """Re-render a saved result (from 'ragauge eval --format json') without re-running anything.
 
     \b
@@ -84,5 +88,6 @@ def report_command(result: Path, fmt: str, output: Path | None, worst: int, no_c
       ragauge report result.json --format html -o report.html
       ragauge report result.json --format markdown >> "$GITHUB_STEP_SUMMARY"
       ragauge report result.json --format junit -o ragauge-junit.xml
+      ragauge report result.json --corpus corpus.jsonl
     """
-    emit(load_result(result), fmt, output, worst, no_color)
+    emit(load_result(result, corpus), fmt, output, worst, no_color)

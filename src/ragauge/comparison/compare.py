@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.comparison.judged import judged_notes
+from ragauge.comparison.patterns import pattern_changes
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
@@ -159,7 +160,7 @@ def compare(
         "paired_questions": len(ids), "correction": "holm over metrics x (overall + tags)",
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
-                      _side_by_side(base, new, "cost"), notes, meta)
+                      _side_by_side(base, new, "cost"), notes, meta, pattern_changes(base, new, ids))
 
 
 def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str]) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 COMPARISON_VERSION = 2
@@ -66,6 +66,7 @@ class Comparison:
     cost: dict[str, Any]
     notes: list[str]
     meta: dict[str, Any]
+    patterns: dict[str, Any] = field(default_factory=dict)  # failure patterns fixed and caused (comparison.patterns)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +78,7 @@ class Comparison:
             "cost": self.cost,
             "notes": self.notes,
             "meta": self.meta,
+            "patterns": self.patterns,
         }
 
     @classmethod
@@ -88,4 +90,5 @@ class Comparison:
             raise InputError(f"not a ragauge comparison (version {d.get('ragauge_comparison')!r})")
         return cls({k: MetricDelta.from_dict(v) for k, v in d["metrics"].items()},
                    {t: {k: MetricDelta.from_dict(v) for k, v in m.items()} for t, m in d["by_tag"].items()},
-                   list(d["worse_queries"]), dict(d["latency"]), dict(d["cost"]), list(d["notes"]), dict(d["meta"]))
+                   list(d["worse_queries"]), dict(d["latency"]), dict(d["cost"]), list(d["notes"]), dict(d["meta"]),
+                   dict(d.get("patterns", {})))

@@ -165,12 +165,18 @@ class Run:
             ids = take(self.qid, starts).to_pylist() if len(starts) else []
         return {q: (int(a), int(b)) for q, a, b in zip(ids, starts, ends)}
 
+    def rows_of(self, qid: str, n: int | None = None) -> np.ndarray:
+        """The rows of one query's first ``n`` hits (all when None), in rank order; none for a
+        query the run does not hold."""
+        a, b = self._slices.get(qid, (0, 0))
+        positions = np.arange(a, b if n is None else min(b, a + n))
+        return positions if self.ranking is None else self.ranking.rows_at(positions)
+
     def result(self, qid: str) -> QueryResult:
         """The hits of one query as objects (for reports; not for bulk work)."""
         from ragauge.core.arrow import take
 
-        a, b = self._slices.get(qid, (0, 0))
-        rows = np.arange(a, b) if self.ranking is None else self.ranking.rows_at(np.arange(a, b))
+        rows = self.rows_of(qid)
         docs = take(self.doc_id, rows).to_pylist()
         chunks = take(self.chunk_id, rows).to_pylist()
         scores = [None if math.isnan(s) else s for s in self.score[rows].tolist()]

@@ -18,9 +18,12 @@ from ragauge.data.run import Run
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
+from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.options import DEDUP_RULE, Contract, EvalOptions, OnError
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.tags import group_by_tag, mean_of
+from ragauge.evaluation.text import Texts
+from ragauge.formats.corpus import corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
@@ -52,6 +55,7 @@ def evaluate_run(
     on_error: OnError = "zero",
     known_documents: Set[str] | None = None,
     unjudged: Unjudged = "non-relevant",
+    corpus: str | Path | Mapping[str, str] | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
@@ -68,11 +72,17 @@ def evaluate_run(
     are left out of each ranking before scoring (``"unknown"``); ``meta["judged"]`` holds the mean
     judged@k at the largest cutoff either way (how much of the top k carries a label).
 
+    Every question that misses at k (the largest cutoff) gets its failure patterns
+    (``QueryScore.failure``; the table is ``Evaluation.failure_table``). ``corpus`` (a corpus
+    file or folder, or ``{doc_id: text}``) adds the text patterns and, unless ``known_documents``
+    is given, stale-label checking against its ids.
+
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
     return score_run(as_golden(golden), as_run(run),
-                     EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged))
+                     EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
+                                 corpus))
 
 
 @dataclass
@@ -93,9 +103,11 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     unjudged = options.checked_unjudged()
     refuse_unscorable(golden, run)
     full_golden = golden  # the hash and counts in meta always describe the whole golden set
+    texts = Texts(corpus_texts(options.corpus)) if options.corpus is not None else None
+    known = options.known_documents if options.known_documents is not None or texts is None else set(texts.ids())
     drift: dict[str, Any] | None = None
-    if options.known_documents is not None:
-        golden, drift = drop_stale(golden, options.known_documents)
+    if known is not None:
+        golden, drift = drop_stale(golden, known)
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
@@ -109,6 +121,14 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     values = compute(rankings, specs, unjudged=unjudged)
     names = [str(s) for s in specs]
     rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
+
+    def crowd(q: QueryScore) -> dict[str, Any] | None:
+        if not q.folded:  # without folded hits no document holds two of them
+            return None
+        raw = raw_documents(lambda qid, n: take(docs, run.rows_of(qid, n)).to_pylist(), q, max_k, fetch)
+        return crowding(raw, max_k, q.relevant)
+
+    queries, failures = classify_misses(rows.scores, max_k, drift=drift, crowd=crowd, texts=texts)
 
     answerable = rankings.num_rel > 0
     summary = {n: mean_of(values[s][answerable]) for n, s in zip(names, specs)}
@@ -139,8 +159,8 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
     if run.cost:
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
-    return Evaluation(tuple(names), summary, tag_means(rows.scores, names), tuple(rows.scores),
-                      {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta)
+    return Evaluation(tuple(names), summary, tag_means(queries, names), queries,
+                      {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta, failures)
 
 
 def _condensed_note(golden: GoldenSet) -> str:

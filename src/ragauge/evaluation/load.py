@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from ragauge.core.jsonl import read_json
@@ -10,10 +11,17 @@ from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
 
 
-def read_result(path: str | Path) -> Evaluation:
+def read_result(path: str | Path, corpus: str | Path | Mapping[str, str] | None = None) -> Evaluation:
     """The one reader of a result written by ``ragauge eval --format json`` (report, compare and
     every other command that loads one): InputError naming the file for anything else, a
-    malformed field or a number that is not finite."""
+    malformed field or a number that is not finite. With ``corpus`` (a corpus file or folder,
+    or ``{doc_id: text}``) its misses are classified again with the texts, which adds the
+    text-based failure patterns (the scores stay as saved)."""
+    if corpus is not None:
+        from ragauge.evaluation.failures import classify_result
+        from ragauge.formats.corpus import corpus_texts
+
+        return classify_result(read_result(path), corpus_texts(corpus))
     path = Path(path)
     hint = "pass a file written by 'ragauge eval ... --format json -o result.json'"
     data = read_json(path, what="result", hint=hint)

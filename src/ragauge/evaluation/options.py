@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from ragauge.core.numbers import COUNT, check_number
@@ -24,7 +25,10 @@ class EvalOptions:
     ``on_error`` scores failed questions 0 ("zero") or leaves them out of every mean ("skip");
     ``known_documents`` (an index's ids) turns on stale-label checking; ``unjudged`` says how a
     document the golden set does not label counts: "non-relevant" (trec_eval's rule) or "unknown"
-    (left out of each ranking before scoring: condensed lists)."""
+    (left out of each ranking before scoring: condensed lists); ``corpus`` (a corpus file or folder
+    the built-in retrievers read, or ``{doc_id: text}``) gives the texts the failure patterns
+    exact-term and vocabulary-gap need, and its ids are the index's documents unless
+    ``known_documents`` is given."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
     k: int | Sequence[int] = 5
@@ -34,6 +38,7 @@ class EvalOptions:
     on_error: OnError = "zero"
     known_documents: Set[str] | None = None
     unjudged: Unjudged = "non-relevant"
+    corpus: str | Path | Mapping[str, str] | None = None
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""

@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ragauge.data.relevance import is_relevant
+from ragauge.evaluation.patterns import Assessment, Failure, FailureTable, failure_table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,7 +50,8 @@ class QueryScore:
 
     ``first_relevant_rank`` is the 1-based rank of the first relevant document in the fetched,
     deduplicated list (None: not retrieved). ``status`` is "ok", "missing" (not in the run) or
-    "error" (the retriever failed).
+    "error" (the retriever failed). ``failure`` says why the question missed at the evaluation's
+    k (None: it did not miss).
     """
 
     id: str
@@ -67,6 +69,14 @@ class QueryScore:
     latency_ms: float | None = None
     cost: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    failure: Failure | None = None
+
+    def with_failure(self, failure: Failure | None) -> QueryScore:
+        """This row with ``failure``: ``dataclasses.replace`` written out, several times cheaper for
+        thousands of misses (a test checks it keeps every field)."""
+        return QueryScore(self.id, self.query, self.tags, self.values, self.relevant, self.first_relevant_rank,
+                          self.top, self.n_hits, self.n_unique, self.folded, self.status, self.error,
+                          self.latency_ms, self.cost, self.extra, failure)
 
     def found(self, k: int | None) -> bool:
         """Whether a relevant document is in the top ``k`` (anywhere in the fetched list when k is
@@ -88,6 +98,8 @@ class QueryScore:
                 out[key] = getattr(self, key)
         if self.extra:
             out["extra"] = self.extra
+        if self.failure is not None:
+            out["failure"] = self.failure.to_dict()
         return out
 
     @classmethod
@@ -97,14 +109,15 @@ class QueryScore:
             dict(d.get("relevant", {})), d.get("first_relevant_rank"),
             tuple(Returned.from_dict(r) for r in d.get("top", [])), d.get("n_hits", 0), d.get("n_unique", 0),
             d.get("folded", 0), d.get("status", "ok"), d.get("error"), d.get("latency_ms"), d.get("cost"),
-            dict(d.get("extra", {})),
+            dict(d.get("extra", {})), Failure.from_dict(d["failure"]) if d.get("failure") else None,
         )
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """Summary (means over answerable questions), per-tag means, one row per answerable
-    question, the no-answer section, warnings and the metadata that identifies what was compared."""
+    question, the no-answer section, warnings, the metadata that identifies what was compared, and
+    how the misses were classified (``failures``; None only while a result is being built)."""
 
     metrics: tuple[str, ...]
     summary: dict[str, float]
@@ -113,6 +126,16 @@ class Evaluation:
     no_answer: dict[str, Any]
     warnings: tuple[str, ...]
     meta: dict[str, Any]
+    failures: Assessment | None = None
+
+    @cached_property
+    def failure_table(self) -> FailureTable | None:
+        """Why the misses failed: a row per pattern, the perfect-reranker ceiling (None when the
+        misses were not classified)."""
+        if self.failures is None:
+            return None
+        return failure_table(self.failures, [(q.id, q.failure) for q in self.queries if q.failure is not None],
+                             len(self.queries))
 
     @cached_property
     def _columns(self) -> dict[str, np.ndarray]:
@@ -146,6 +169,7 @@ class Evaluation:
             "no_answer": self.no_answer,
             "warnings": list(self.warnings),
             "meta": self.meta,
+            **({"failures": self.failure_table.to_dict()} if self.failure_table is not None else {}),
         }
 
     @classmethod
@@ -164,9 +188,15 @@ class Evaluation:
             for m in metrics:
                 if m in q:
                     _value(q[m], f"queries[{q.get('id')!r}].{m}")
-        return cls(tuple(metrics), summary, dict(d["by_tag"]),
-                   tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
-                   tuple(d.get("warnings", [])), dict(d["meta"]))
+        result = cls(tuple(metrics), summary, dict(d["by_tag"]),
+                     tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
+                     tuple(d.get("warnings", [])), dict(d["meta"]),
+                     Assessment.from_dict(d["failures"]) if d.get("failures") else None)
+        if result.failures is None:  # saved before ragauge classified failures: classify what the rows allow
+            from ragauge.evaluation.failures import classify_result
+
+            result = classify_result(result)
+        return result
 
 
 def _value(value: Any, what: str, empty: bool = False) -> float:

@@ -13,6 +13,7 @@ from typing import Any
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
+from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
 
 WORSE_SHOWN = 15
 
@@ -93,6 +94,7 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
             out.append(f"    query:    {t(q['query'][:100])}")
             if q["displaced_by"]:
                 out.append(f"    now above it: {t(', '.join(q['displaced_by']))}")
+    out += changes_text(c.patterns, t)
     for key in ("latency", "cost"):
         side = getattr(c, key)
         if side.get("base") or side.get("new"):
@@ -127,6 +129,7 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
             out.append(f"| {md(q['id'])} | {_rank(q['base_rank'])} → {_rank(q['new_rank'])} | {drops} | "
                        f"{', '.join(md(d) for d in q['displaced_by'])} |")
         out += ["", "</details>"]
+    out += changes_markdown(c.patterns, md)
     if c.notes:
         out += [""] + [f"> {md(n)}" for n in c.notes]
     return "\n".join(out) + "\n"
@@ -158,6 +161,8 @@ def render_comparison_html(c: Comparison) -> str:
         rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()), worse=c.worse_queries,
         methods=methods_line(c), blind=blind_tags(c),
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
+        patterns={"heading": change_heading(c.patterns), "rows": change_rows(c.patterns),
+                  "examples": change_examples(c.patterns), "notes": c.patterns.get("notes", [])},
     )
 
 

@@ -14,7 +14,9 @@ import hashlib
 from typing import Any
 
 from ragauge.core.jsonl import dumps
+from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation
+from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
     NOT_FOUND,
@@ -122,7 +124,21 @@ def _questions(evaluation: Evaluation) -> list[dict[str, Any]]:
         "rel": [[doc, grade] for doc, grade in q.relevant.items()],
         "top": [[r.doc_id, r.grade, r.score] for r in q.top],
         "hits": q.n_hits, "unique": q.n_unique, "folded": q.folded, "lat": q.latency_ms, "extra": q.extra,
+        "fail": list(q.failure.patterns) if q.failure else [], "why": failures.why(q) or None,
     } for q in order]
+
+
+def _failures(evaluation: Evaluation) -> dict[str, Any] | None:
+    """The "why it failed" table, its notes, and the patterns the question table can filter by."""
+    table = evaluation.failure_table
+    if table is None:
+        return None
+    line = failures.ceiling(table, fetch_label(evaluation))
+    return {"summary": failures.summary(table), "header": failures.HEADER, "misses": table.misses,
+            "rows": [{"name": r.pattern.name, "cells": cells, "fix": r.pattern.fix}
+                     for cells, r in zip(failures.rows(table), table.rows)],
+            "notes": ([line] if line else []) + failures.caveats(table),
+            "filter": [(r.pattern.name, r.pattern.title) for r in table.rows if r.count]}
 
 
 def _ms(value: float) -> str:
@@ -168,7 +184,9 @@ def render_html(evaluation: Evaluation) -> str:
     golden = {"path": "?", "hash": "", **meta.get("golden", {})}
     run = {"path": "?", "hash": "", "format": "?", **meta.get("run", {})}
     data = {"metrics": list(evaluation.metrics), "k": max_cutoff(evaluation), "queries": _questions(evaluation),
-            "depth": recall_curve(evaluation).depth, "has_tags": any(q.tags for q in evaluation.queries)}
+            "depth": recall_curve(evaluation).depth, "has_tags": any(q.tags for q in evaluation.queries),
+            "has_why": evaluation.failure_table is not None and evaluation.failure_table.misses > 0,
+            "titles": {name: p.title for name, p in PATTERNS.items()}}
     return env.get_template("report.html.j2").render(
         ev=evaluation, version=meta.get("ragauge_version", "?"), contract=contract, counts=counts,
         golden=golden, run=run, fetch=fetch_label(evaluation), css=Markup(css),
@@ -177,4 +195,5 @@ def render_html(evaluation: Evaluation) -> str:
         tags=sorted({t for q in evaluation.queries for t in q.tags}), no_answer=evaluation.no_answer,
         warnings=evaluation.warnings, data_json=Markup(script_json(data)), script=Markup(script),
         script_hash=script_hash, chart_w=CHART_W, unjudged=unjudged_rule(evaluation), judged=judged_line(evaluation),
+        failures=_failures(evaluation),
     )

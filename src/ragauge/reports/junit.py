@@ -12,14 +12,17 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ragauge.core import escape
+from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports import failures
 from ragauge.reports.views import found, max_cutoff, relevant_ids
 
 SHOWN_DOCS = 10
 
 
 def _details(q: QueryScore, k: int | None) -> list[str]:
-    """Why the question failed, then what was asked, expected and returned."""
+    """Why the question failed (and its failure pattern, with the fix), then what was asked, expected
+    and returned."""
     where = f"in the top {k}" if k is not None else "retrieved"
     if q.status == "error":
         why = f"the retriever failed: {q.error or 'unknown error'}"
@@ -30,7 +33,9 @@ def _details(q: QueryScore, k: int | None) -> list[str]:
     else:
         why = f"no relevant document {where}"
     returned = [("+" if r.relevant else "") + r.doc_id for r in q.top[:k or SHOWN_DOCS]]
-    return [why, f"query: {q.query}", f"expected: {', '.join(relevant_ids(q))}",
+    pattern = [] if q.failure is None else [f"pattern: {failures.why(q)}"] + (
+        [f"fix: {PATTERNS[q.failure.primary].fix}"] if q.failure.primary in PATTERNS else [])
+    return [why, *pattern, f"query: {q.query}", f"expected: {', '.join(relevant_ids(q))}",
             f"returned (top {k or len(returned)}, + = relevant): {', '.join(returned) or '(nothing)'}"]
 
 

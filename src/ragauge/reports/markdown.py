@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ragauge.core.escape import markdown as escape
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,
@@ -51,8 +52,27 @@ def _question_row(evaluation: Evaluation, q: QueryScore) -> list[str]:
     else:
         rank = str(q.first_relevant_rank) if q.first_relevant_rank else "**not found**"
     returned = [f"**{escape(r.doc_id)}**" if r.relevant else escape(r.doc_id) for r in q.top[:SHOWN_DOCS]]
-    return [escape(q.id), escape(_cut(q.query)), f"{q.values.get(first, 0.0):.3f}", rank,
+    why = escape(failures.why(q)) or "—"
+    return [escape(q.id), escape(_cut(q.query)), f"{q.values.get(first, 0.0):.3f}", rank, why,
             ", ".join(escape(d) for d in relevant_ids(q)), ", ".join(returned) or "—"]
+
+
+def _failures(evaluation: Evaluation) -> list[str]:
+    """The "why it failed" table with each pattern's fix, the perfect-reranker ceiling and what was
+    not assessed."""
+    table = evaluation.failure_table
+    if table is None:
+        return []
+    out = ["", f"**Why it failed:** {escape(failures.summary(table))}"]
+    if table.rows:
+        out += ["", _row([*failures.HEADER[:4], "the fix", failures.HEADER[4]]),
+                _row(["---", "---:", "---:", "---:", "---", "---"])]
+        out += [_row([*map(escape, cells[:4]), escape(r.pattern.fix), escape(cells[4])])
+                for cells, r in zip(failures.rows(table), table.rows)]
+    notes = [line for line in [failures.ceiling(table, fetch_label(evaluation))] if line] + failures.caveats(table)
+    if notes:
+        out += ["", "<sub>" + "<br>".join(escape(n) for n in notes) + "</sub>"]
+    return out
 
 
 def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
@@ -90,10 +110,12 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
             note += f" \\* fewer than {SMALL_TAG} questions: too few to mean much."
         out += ["", f"<sub>{note}</sub>"]
 
+    out += _failures(evaluation)
+
     bad = worst_questions(evaluation, worst) if m else []
     if bad:
         out += ["", f"<details><summary>Worst {len(bad)} questions (by {escape(m[0], in_html=True)})</summary>", ""]
-        out += _table(["id", "question", names[0], "first relevant", "expected",
+        out += _table(["id", "question", names[0], "first relevant", "why it failed", "expected",
                        f"returned (top {SHOWN_DOCS}, **bold** = relevant)"],
                       [_question_row(evaluation, q) for q in bad], None)
         out += ["", "</details>"]

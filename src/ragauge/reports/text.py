@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 from ragauge.core.escape import terminal as t
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
     SMALL_TAG,
@@ -93,16 +94,16 @@ def _items(label: str, items: Sequence[tuple[str, str]], width: int | None, sep:
 
 
 def _table(header: list[str], rows: list[list[str]], width: int | None, keep: int, s: Style,
-           indent: str = "") -> tuple[list[str], list[str]]:
-    """Aligned columns (first left, others right). Columns past ``width`` are dropped from the right,
-    never the first ``keep``; returns the lines and the dropped headers."""
+           indent: str = "", left: tuple[int, ...] = (0,)) -> tuple[list[str], list[str]]:
+    """Aligned columns (the ``left`` ones left, others right). Columns past ``width`` are dropped from
+    the right, never the first ``keep``; returns the lines and the dropped headers."""
     widths = [max(len(c) for c in col) for col in zip(header, *rows)]
     n = len(header)
     while width is not None and n > keep and len(indent) + sum(widths[:n]) + 2 * (n - 1) > width:
         n -= 1
 
     def fmt(cells: list[str]) -> str:
-        return indent + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+        return indent + "  ".join(c.ljust(w) if i in left else c.rjust(w)
                                   for i, (c, w) in enumerate(zip(cells[:n], widths[:n]))).rstrip()
 
     lines = [s(fmt(header), bold=True), indent + "  ".join("-" * w for w in widths[:n]), *(fmt(r) for r in rows)]
@@ -200,6 +201,8 @@ def _question(evaluation: Evaluation, q: QueryScore, width: int | None, s: Style
     if more > 0 and got:
         got.append((f"({more} more)", s(f"({more} more)", dim=True)))
     out += _items("    returned: ", got, width)
+    if q.failure is not None:
+        out += _wrap(t(failures.why(q)), width, "    why:      ", " " * 14)
     return out
 
 
@@ -212,6 +215,25 @@ def _worst(evaluation: Evaluation, worst: int, width: int | None, s: Style) -> l
     out = ["", s(f"worst {len(bad)} questions (by {t(evaluation.metrics[0])}; + marks a relevant document)", bold=True)]
     for q in bad:
         out += _question(evaluation, q, width, s, show)
+    return out
+
+
+def _failures(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
+    """The "why it failed" table, the fix of each pattern, the perfect-reranker ceiling and what
+    was not assessed."""
+    table = evaluation.failure_table
+    if table is None:
+        return []
+    out = ["", s("why it failed: " + failures.summary(table), bold=True)]
+    if table.rows:
+        lines, dropped = _table(failures.HEADER, [[t(c) for c in row] for row in failures.rows(table)], width, 4, s,
+                                left=(0, 4))
+        out += lines + _dropped(dropped, width)
+    for name, fix in failures.fixes(table):
+        out += _wrap(t(f"{name}: {fix}"), width, "  fix  ", " " * 7)
+    line = failures.ceiling(table, fetch_label(evaluation))
+    for note in ([line] if line else []) + failures.caveats(table):
+        out += _wrap(t(note), width)
     return out
 
 
@@ -236,6 +258,7 @@ def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = Fal
     s = _styler(color)
     out = _summary(evaluation, width, s)
     out += _by_tag(evaluation, width, s)
+    out += _failures(evaluation, width, s)
     if evaluation.metrics:
         out += _worst(evaluation, worst, width, s)
     out += _no_answer(evaluation, width, s)

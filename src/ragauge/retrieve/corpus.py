@@ -1,21 +1,20 @@
-"""Local corpora for the built-in retrievers: JSONL / BEIR corpus.jsonl(.gz) or a folder of files,
-optionally cut into overlapping chunks that keep their document id."""
+"""Local corpora for the built-in retrievers: JSONL / BEIR corpus.jsonl(.gz) or a folder of files
+(read by :mod:`ragauge.formats.corpus`), optionally cut into overlapping chunks that keep their
+document id."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import re
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 
-from ragauge.core.jsonl import loads
 from ragauge.core.numbers import WHOLE, check_number
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError
+from ragauge.formats.corpus import FOLDER_SUFFIXES, indexed_text, read_documents
 
-FOLDER_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm")
+__all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "cache_dir", "chunk", "corpus_fingerprint", "corpus_spec",
+           "read_documents"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,7 @@ class Passage:
 
     @property
     def indexed_text(self) -> str:
-        return f"{self.title} {self.text}".strip() if self.title else self.text
+        return indexed_text(self.title, self.text)
 
 
 @dataclass(frozen=True)
@@ -55,94 +54,6 @@ class Chunking:
 
     def describe(self) -> dict[str, object]:
         return {"chunk_size": self.size, "chunk_overlap": self.overlap, "chunk_unit": self.unit}
-
-
-class _TextOnly(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self.title = ""
-        self._in_title = False
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-        self._in_title = tag == "title"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style") and self._skip:
-            self._skip -= 1
-        self._in_title = False
-
-    def handle_data(self, data: str) -> None:
-        if self._skip:
-            return
-        if self._in_title:
-            self.title += data
-        else:
-            self.parts.append(data)
-
-
-def _html_text(raw: str) -> tuple[str, str]:
-    parser = _TextOnly()
-    parser.feed(raw)
-    return parser.title.strip(), re.sub(r"\s+", " ", " ".join(parser.parts)).strip()
-
-
-def _read_jsonl_corpus(path: Path) -> Iterator[tuple[str, str, str]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as fh:
-            for number, raw in enumerate(fh, start=1):
-                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if not raw.strip():
-                    continue
-                try:
-                    obj = loads(raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"not valid UTF-8 (byte {exc.start + 1})", where=where(path, number),
-                                     hint="save the corpus as UTF-8") from None
-                except ValueError as exc:
-                    raise InputError(f"invalid JSON: {exc}", where=where(path, number)) from None
-                doc_id = obj.get("id", obj.get("_id")) if isinstance(obj, dict) else None
-                if doc_id is None or not isinstance(obj.get("text", ""), str):
-                    raise InputError("a corpus line needs 'id' (or '_id') and 'text'", where=where(path, number))
-                yield str(doc_id), str(obj.get("title") or ""), obj.get("text") or ""
-    except FileNotFoundError:
-        raise InputError("corpus not found", where=str(path)) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read corpus: {exc}", where=str(path)) from None
-
-
-def _read_folder(path: Path) -> Iterator[tuple[str, str, str]]:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES)
-    if not files:
-        raise InputError(f"no {', '.join(FOLDER_SUFFIXES)} files in the folder", where=str(path))
-    for file in files:
-        raw = file.read_text(encoding="utf-8", errors="replace")
-        doc_id = file.relative_to(path).as_posix()
-        if file.suffix.lower() in (".html", ".htm"):
-            title, text = _html_text(raw)
-        else:
-            first = raw.lstrip().splitlines()[0] if raw.strip() else ""
-            title = first.lstrip("# ").strip() if first.startswith("#") else ""
-            text = raw
-        yield doc_id, title, text
-
-
-def read_documents(path: str | Path) -> list[tuple[str, str, str]]:
-    """``(doc_id, title, text)`` for every document: a JSONL / BEIR corpus (``.jsonl``,
-    ``.jsonl.gz``) or a folder of .md/.txt/.html files (the relative path is the doc id)."""
-    path = Path(path)
-    docs = list(_read_folder(path) if path.is_dir() else _read_jsonl_corpus(path))
-    seen: set[str] = set()
-    for doc_id, _, _ in docs:
-        if doc_id in seen:
-            raise InputError(f"duplicate document id {doc_id!r} in the corpus", where=str(path))
-        seen.add(doc_id)
-    return docs
 
 
 def chunk(docs: list[tuple[str, str, str]], chunking: Chunking) -> list[Passage]:

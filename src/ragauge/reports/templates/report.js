@@ -7,7 +7,7 @@
   const tbody = document.querySelector("#qtable tbody");
   const open = new Set();
   const sort = { key: null, dir: 1 };
-  const filter = { text: "", tag: "", misses: false };
+  const filter = { text: "", tag: "", pattern: "", misses: false };
 
   const rows = data.queries.map(function (q, i) {
     q.order = i;
@@ -22,6 +22,11 @@
     if (cls) e.className = cls;
     for (const c of children) e.append(c === null || c === undefined ? "" : c);
     return e;
+  }
+
+  function whyTitle(q) {  // the primary failure pattern's title ("" for a question that did not miss)
+    if (!q.fail.length) return "";
+    return Object.prototype.hasOwnProperty.call(data.titles, q.fail[0]) ? data.titles[q.fail[0]] : q.fail[0];
   }
 
   function num(v, digits) {
@@ -48,6 +53,7 @@
     tr.append(query);
     if (data.has_tags) tr.append(el("td", "tags", ...q.tags.map((t) => el("span", "tag", t))));
     tr.append(el("td", "num rank", rankText(q)));
+    if (data.has_why) tr.append(el("td", "why", whyTitle(q)));
     q.v.forEach(function (v) {
       tr.append(el("td", "num" + (v === 0 ? " zero" : v === 1 ? " one" : ""), num(v, 3)));
     });
@@ -81,7 +87,8 @@
     if (!q.top.length) rb.append(el("tr", null, el("td", null, ""), el("td", null, "(nothing returned)")));
     returned.append(rb);
 
-    const facts = ["raw hits: " + q.hits, "unique documents: " + q.unique, "duplicates folded: " + q.folded];
+    const facts = q.why ? ["why it failed: " + q.why] : [];
+    facts.push("raw hits: " + q.hits, "unique documents: " + q.unique, "duplicates folded: " + q.folded);
     if (q.lat !== null) facts.push("latency: " + num(q.lat, 1) + " ms");
     if (q.error) facts.push("error: " + q.error);
     for (const [key, value] of Object.entries(q.extra || {})) facts.push(key + ": " + JSON.stringify(value));
@@ -92,7 +99,7 @@
         el("div", null, el("h3", null, "Returned, top " + q.top.length + shown), returned)),
       el("p", "facts", facts.join(" · ")));
     const td = el("td", null, box);
-    td.colSpan = (data.has_tags ? 5 : 4) + metrics.length;
+    td.colSpan = (data.has_tags ? 5 : 4) + (data.has_why ? 1 : 0) + metrics.length;
     const tr = el("tr", "detail", td);
     tr.dataset.for = q.id;
     return tr;
@@ -101,12 +108,14 @@
   function visible(q) {
     if (filter.tag && !q.tags.includes(filter.tag)) return false;
     if (filter.misses && !q.miss) return false;
+    if (filter.pattern && q.fail[0] !== filter.pattern) return false;
     return !filter.text || q.hay.includes(filter.text);
   }
 
   function value(q, key) {
     if (key === "rank") return q.rank === null ? Infinity : q.rank;
     if (key === "tags") return q.tags.join(", ");
+    if (key === "why") return whyTitle(q);
     if (key.charAt(0) === "v" && key !== "v") return q.v[Number(key.slice(1))];
     return q[key];
   }
@@ -174,6 +183,13 @@
   if (tagFilter) {
     tagFilter.addEventListener("change", function () {
       filter.tag = tagFilter.value;
+      render();
+    });
+  }
+  const patternFilter = document.getElementById("pattern-filter");
+  if (patternFilter) {
+    patternFilter.addEventListener("change", function () {
+      filter.pattern = patternFilter.value;
       render();
     });
   }
