@@ -1,6 +1,6 @@
 """Calibration of the paired statistics by simulation, the grid of issue 12, before and after.
 
-Usage: python benchmarks/bench_stats.py [--experiments 4000] [--sizes 10,20,30,50,100,300]
+Usage: python benchmarks/bench_stats.py [--experiments 2000] [--sizes 10,20,30,50,100,300]
 
 For each population of ``tests/stats/populations.py`` and golden-set size n, draws
 ``--experiments`` sets of n questions and reports, with Monte-Carlo standard errors:
@@ -99,7 +99,7 @@ def compare_speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--experiments", type=int, default=4000)
+    parser.add_argument("--experiments", type=int, default=2000)
     parser.add_argument("--sizes", default="10,20,30,50,100,300")
     parser.add_argument("--no-speed", action="store_true")
     args = parser.parse_args()

@@ -35,11 +35,11 @@ def test_identical_runs_show_no_change() -> None:
     e = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
     c = compare(e, e)
     for d in c.metrics.values():
-        assert d.diff == 0 and d.ci95[0] <= 0.0 <= d.ci95[1] and d.p_value == 1.0 and d.tied == 40
+        assert d.diff == 0 and d.ci[0] <= 0.0 <= d.ci[1] and d.p_value == 1.0 and d.tied == 40
         assert d.verdict == "no question changed"
         assert d.mde is not None and d.mde > 0  # nothing varies: the resolution of one question changing
     assert c.metrics["hit@5"].method.startswith("paired proportions")  # 0/1 values: Tango's interval
-    assert c.metrics["hit@5"].ci95[1] > 0.05  # 40 unchanged questions cannot rule out a small change
+    assert c.metrics["hit@5"].ci[1] > 0.05  # 40 unchanged questions cannot rule out a small change
     assert c.worse_queries == []
 
 
@@ -51,7 +51,7 @@ def test_a_clear_improvement_and_the_questions_that_got_worse() -> None:
     c = compare(base, new)
     hit = c.metrics["hit@5"]
     assert (hit.better, hit.worse, hit.tied) == (39, 0, 1)
-    assert hit.diff == pytest.approx(39 / 40) and hit.ci95[0] > 0 and hit.p_adjusted < 0.05
+    assert hit.diff == pytest.approx(39 / 40) and hit.ci[0] > 0 and hit.p_adjusted < 0.05
     assert hit.verdict == "better (significant)"
     assert [q["id"] for q in c.worse_queries] == ["q3"]
     worse = c.worse_queries[0]
@@ -88,8 +88,8 @@ def test_cli_compares_example_runs_in_every_format(tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     m = data["metrics"]["ndcg@10"]
     assert m["diff"] == pytest.approx(m["new"] - m["base"])
-    assert m["ci95"][0] <= m["diff"] <= m["ci95"][1]
-    assert set(m) >= {"base", "new", "diff", "ci95", "p_value", "p_adjusted", "better", "worse", "tied"}
+    assert m["ci"][0] <= m["diff"] <= m["ci"][1]
+    assert set(m) >= {"base", "new", "diff", "ci", "p_value", "p_adjusted", "better", "worse", "tied"}
     assert data["worse_queries"] and data["latency"]["base"]["p50"] > 0
     md = CliRunner().invoke(cli, [*args, "--format", "markdown"])
     assert md.stdout.startswith("### ragauge compare") and "<details>" in md.stdout
@@ -183,3 +183,19 @@ def test_a_version_1_comparison_still_reads() -> None:
         del d["method"], d["mde"]
     old = Comparison.from_dict(data)
     assert old.metrics["mrr"].mde is None and "bootstrap" in old.metrics["mrr"].method
+
+
+def test_the_interval_follows_alpha_so_it_agrees_with_the_verdict() -> None:
+    base = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
+    ranks = {q.id: 3 for q in GOLDEN}
+    ranks.update({f"q{i}": 1 for i in range(10)})
+    ranks.update({f"q{i}": 5 for i in range(10, 14)})
+    new = ragauge.evaluate_run(GOLDEN, run_with_ranks(ranks), k=5)
+    for alpha in (0.05, 0.1, 0.2):
+        c = compare(base, new, metrics=["mrr"], alpha=alpha)
+        d = c.metrics["mrr"]
+        assert c.meta["confidence"] == pytest.approx(1 - alpha)
+        assert (d.ci[0] > 0) == (d.p_value < alpha)
+    from ragauge.reports.comparison import render_comparison
+
+    assert "80% CI" in render_comparison(compare(base, new, metrics=["mrr"], alpha=0.2), "text")

@@ -201,6 +201,7 @@ def test_the_gate_says_when_the_golden_set_is_too_small_for_its_rule(baseline: P
     ('fail_if = "drop"\nsignificant_only = true', "both given"),
     ("correlation = 1.0", "'gate.correlation'"),
     ('strict_power = "yes"', "must be true or false"),
+    ('fail_if = ["drop"]', "'gate.fail_if' must be one of"),
 ])
 def test_bad_statistics_settings_are_exit_2(baseline: Path, tmp_path: Path, rules: str, error: str) -> None:
     r = _gate_with(baseline, tmp_path, rules)
@@ -225,3 +226,61 @@ def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> 
     assert assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
     # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
     assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]
+
+
+def _small_case(tmp_path: Path, questions: int, rank: int = 1) -> tuple[Path, Path, Path]:
+    """``questions`` questions found at ``rank`` in the baseline's run and not at all in the new one."""
+    golden = tmp_path / "small.jsonl"
+    golden.write_text("".join(f'{{"id": "q{i}", "query": "x", "relevant": ["d{i}"]}}\n' for i in range(questions)))
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    filler = '"y", ' * (rank - 1)
+    good.write_text("".join(f'{{"id": "q{i}", "hits": [{filler}"d{i}"]}}\n' for i in range(questions)))
+    bad.write_text("".join(f'{{"id": "q{i}", "hits": ["x{i}"]}}\n' for i in range(questions)))
+    base = tmp_path / "small-baseline.json"
+    assert invoke("baseline", "update", str(golden), "--run", str(good), "--baseline", str(base),
+                  "--reason", "r").exit_code == 0
+    return golden, bad, base
+
+
+@pytest.mark.parametrize("fail_if", ["significant", "drop_and_significant"])
+def test_a_tested_rule_on_too_few_questions_says_it_cannot_fail(tmp_path: Path, fail_if: str) -> None:
+    golden, bad, base = _small_case(tmp_path, 5)  # all 5 drop 1 -> 0: one-sided p 0.013, but 5 < 6 changed
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text(f'[gate]\nmetrics = {{ "hit@5" = 0.02 }}\nfail_if = "{fail_if}"\n')
+    r = invoke("gate", str(golden), "--run", str(bad), "--baseline", str(base), "--config", str(cfg))
+    assert r.exit_code == 0, r.output
+    assert "too few changed questions (5 < 6) to tell a drop from noise, so this rule cannot fail" in r.stdout
+    assert "NOTE: hit@5: with 5 questions no test can tell a change from noise, so this rule can never fail" \
+        in r.stdout
+    cfg.write_text(f'[gate]\nmetrics = {{ "hit@5" = 0.02 }}\nfail_if = "{fail_if}"\nstrict_power = true\n')
+    strict = invoke("gate", str(golden), "--run", str(bad), "--baseline", str(base), "--config", str(cfg))
+    assert strict.exit_code == 2 and "too small for the gate's rules" in strict.stderr
+
+
+def test_an_unchanged_small_set_is_not_shown_no_worse(tmp_path: Path) -> None:
+    """Graded values (mrr 0.5) that do not change: no variance, so the exact sign-flip test decides."""
+    golden, _, base = _small_case(tmp_path, 8, rank=2)
+    good = tmp_path / "good.jsonl"
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text('[gate]\nmetrics = { "mrr" = 0.02 }\nfail_if = "not_shown_no_worse"\n')
+    r = invoke("gate", str(golden), "--run", str(good), "--baseline", str(base), "--config", str(cfg))
+    assert r.exit_code == 0, r.output  # 8 unchanged questions: exact one-sided p 0.5**8 = 0.0039
+    assert "shown no worse than the margin" in r.stdout
+    golden, _, base = _small_case(tmp_path, 4, rank=2)
+    r = invoke("gate", str(golden), "--run", str(good), "--baseline", str(base), "--config", str(cfg))
+    assert r.exit_code == 1 and "not shown to be no worse" in r.stdout  # 4 questions show nothing
+
+
+def test_the_gate_power_figure_for_tested_rules(baseline: Path, tmp_path: Path) -> None:
+    r = _gate_with(baseline, tmp_path, 'metrics = { "ndcg@10" = 0.02 }\nfail_if = "drop_and_significant"', run=GOOD)
+    assert "this rule catches a true drop of 0.0200 in only" in r.stdout
+    assert "NOTE" not in _gate_with(baseline, tmp_path, 'metrics = { "ndcg@10" = 0.08 }\n'
+                                                        'fail_if = "drop_and_significant"', run=GOOD).stdout
+
+
+def test_rules_built_in_python_are_checked_too() -> None:
+    from ragauge.gating.config import GateRules
+
+    for bad in ({"alpha": 0.0}, {"correlation": 1.5}, {"fail_if": ["drop"]}, {"critical_k": 0}):
+        with pytest.raises(InputError):
+            GateRules(**bad)  # type: ignore[arg-type]

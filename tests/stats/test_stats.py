@@ -15,9 +15,11 @@ from ragauge.stats.holm import holm
 from ragauge.stats.mean import mean_interval
 from ragauge.stats.paired import PROPORTIONS_METHOD, T_METHOD, one_sided_p, paired_test, tango_interval
 from ragauge.stats.power import (
+    min_questions,
     minimum_detectable_effect,
     noise_allowance,
     noise_exceedance,
+    one_sided_power,
     questions_for_allowance,
     required_questions,
 )
@@ -88,8 +90,16 @@ def test_degenerate_cases() -> None:
     assert one.p_value == 1.0 and math.isnan(one.ci[0])
     same = paired_test(np.full(10, 0.5), np.full(10, 0.5))
     assert same.p_value == 1.0 and same.ci == (0.0, 0.0) and same.tied == 10
-    shifted = paired_test(np.full(10, 0.25), np.full(10, 0.5))  # every question up by the same amount
-    assert shifted.p_value == 0.0 and shifted.ci == (0.25, 0.25)
+    # every question up by the same amount: no variance for t, so the exact sign-flip test decides
+    shifted = paired_test(np.full(10, 0.25), np.full(10, 0.5))
+    assert shifted.p_value == pytest.approx(2 / 1024) and shifted.ci == (0.25, 0.25)
+    five = paired_test(np.full(5, 0.25), np.full(5, 0.5))  # 2 * 0.5**5 > 0.05: nothing can be ruled out
+    assert five.p_value == pytest.approx(1 / 16) and five.ci == (-1.0, 1.0)
+    assert one_sided_p(five, 0.0, "greater") == pytest.approx(1 / 32) and one_sided_p(five, 0.0, "less") == 1.0
+    noise = paired_test(np.full(4, 0.5), np.full(4, 0.5) + 1e-13)  # rounding noise is no change
+    assert noise.tied == 4 and noise.p_value == 1.0 and noise.ci[0] <= 0.0 <= noise.ci[1]
+    same_graded = paired_test(np.full(3, 0.5), np.full(3, 0.5))
+    assert one_sided_p(same_graded, -0.02, "greater") == 0.125  # 3 unchanged questions show nothing
     no_change = paired_test(np.ones(20), np.ones(20))  # 0/1: nothing changed, yet not everything is known
     assert no_change.p_value == 1.0 and no_change.ci[0] < -0.1 and no_change.ci[1] > 0.1
 
@@ -102,6 +112,8 @@ def test_wilson_and_t_intervals_for_one_mean() -> None:
     ref = sps.t.interval(0.95, 3, loc=values.mean(), scale=sps.sem(values))
     assert mean_interval(values) == pytest.approx((max(0, ref[0]), min(1, ref[1])))
     assert math.isnan(mean_interval(np.array([0.3]))[0])
+    assert mean_interval(np.array([0.63, 0.63])) == (0.0, 1.0)  # two equal values do not pin the mean
+    assert mean_interval(np.full(6, 0.63)) == (0.63, 0.63)
 
 
 @pytest.mark.parametrize("kind", ["recall@5", "rr", "ndcg"])
@@ -150,6 +162,21 @@ def test_the_minimum_detectable_effect_is_found_80_percent_of_the_time(kind: str
     zeros = np.zeros(len(d))
     found = np.mean([paired_test(x, y).p_value < 0.05 for x, y in draws(zeros, shifted, 50, EXPERIMENTS)])
     assert abs(found - 0.80) <= 0.03, found
+
+
+def test_one_sided_power_matches_a_simulation() -> None:
+    rng = np.random.default_rng(9)
+    sd, n, shift = 0.3, 60, 0.08
+    chance = one_sided_power(shift, sd, n)
+    hits = np.mean([one_sided_p(paired_test(np.zeros(n), rng.normal(shift, sd, n)), 0.0, "greater") < 0.05
+                    for _ in range(EXPERIMENTS)])
+    assert abs(hits - chance) <= 0.03, (hits, chance)
+    assert one_sided_power(shift, sd, 5) == 0.0
+
+
+def test_alpha_outside_0_1_is_refused() -> None:
+    with pytest.raises(ValueError):
+        min_questions(0.0)
 
 
 def test_required_questions_is_the_inverse_of_the_mde() -> None:

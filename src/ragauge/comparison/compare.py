@@ -25,8 +25,8 @@ from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import parse_metrics
 from ragauge.stats.holm import holm
-from ragauge.stats.paired import paired_test
-from ragauge.stats.power import min_questions, minimum_detectable_effect, noise_sd
+from ragauge.stats.paired import EPS, paired_test
+from ragauge.stats.power import DEFAULT_POWER, min_questions, minimum_detectable_effect, noise_sd
 
 
 def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
@@ -74,7 +74,7 @@ def _delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
     """The paired test of one metric on one set of questions, with its minimum detectable effect
     (``stats.power.noise_sd``: from the observed differences, or the base run's spread when no
     question changed)."""
-    test = paired_test(b, n)
+    test = paired_test(b, n, confidence=1.0 - alpha)
     mde = None
     if test.n > 1:
         mde = minimum_detectable_effect(noise_sd(test.n, test.sd_diff, float(np.std(b, ddof=1))), test.n, alpha)
@@ -143,7 +143,7 @@ def compare(
               for tag in tags}
     dropped = np.zeros(len(ids), dtype=bool)
     for b, n in columns.values():
-        dropped |= n - b < -1e-12
+        dropped |= n - b < -EPS
     pairs = [(base.queries[rows_b[j]], new.queries[rows_n[j]]) for j in np.flatnonzero(dropped)]
 
     tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
@@ -156,8 +156,8 @@ def compare(
     meta = {
         "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
         "new": {"run": new.meta["run"], "golden": new.meta["golden"]},
-        "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "power": 0.8,
-        "paired_questions": len(ids), "correction": "holm over metrics x (overall + tags)",
+        "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "confidence": 1.0 - alpha,
+        "power": DEFAULT_POWER, "paired_questions": len(ids), "correction": "holm over metrics x (overall + tags)",
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta, pattern_changes(base, new, ids))
@@ -169,7 +169,7 @@ def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str])
     rows: list[dict[str, Any]] = []
     for b, n in pairs:
         diffs = {m: n.values[m] - b.values[m] for m in names}
-        if min(diffs.values()) >= -1e-12:
+        if min(diffs.values()) >= -EPS:
             continue
         limit = n.first_relevant_rank or (len(n.top) + 1)
         before = {r.doc_id for r in b.top if b.first_relevant_rank and r.rank < b.first_relevant_rank}

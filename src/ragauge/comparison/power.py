@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragauge.core.numbers import CORRELATION, PROBABILITY, UNIT, check_number
+from ragauge.core.numbers import CORRELATION, PROBABILITY, UNIT, Range, check_number
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag
 from ragauge.stats.power import (
@@ -24,6 +24,8 @@ from ragauge.stats.power import (
 )
 
 POWER_VERSION = 1
+POWER = Range(0.5, 1, high_open=True)
+"""A power worth planning for: at least an even chance of detecting the effect."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
     ``base`` alone (one-run model with ``correlation``), or from the paired differences to ``new``
     (the questions answerable in both)."""
     alpha = check_number(alpha, "alpha", PROBABILITY)
-    target_power = check_number(target_power, "power", PROBABILITY)
+    target_power = check_number(target_power, "power", POWER)
     correlation = check_number(correlation, "correlation", CORRELATION)
     if effect is not None:
         effect = check_number(effect, "effect", UNIT)

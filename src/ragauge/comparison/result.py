@@ -15,8 +15,9 @@ class MetricDelta:
     """One metric over one set of paired questions (all, or one tag).
 
     ``method`` names the paired test (``stats.paired``: paired t, or McNemar's score test with
-    Tango's interval for 0/1 values); ``ci95`` is its 95% interval of the mean difference
-    (new - base), which excludes 0 exactly when ``p_value`` (two-sided) is below 0.05;
+    Tango's interval for 0/1 values); ``ci`` is its interval of the mean difference (new - base)
+    at confidence 1 - alpha (``meta["confidence"]``), which excludes 0 exactly when ``p_value``
+    (two-sided) is below alpha;
     ``p_adjusted`` is Holm-corrected across every metric x tag tested in the same comparison.
     ``mde`` is the smallest difference these questions could detect at 80% power (None: too few
     questions to detect anything).
@@ -26,7 +27,7 @@ class MetricDelta:
     base: float
     new: float
     diff: float
-    ci95: tuple[float, float]
+    ci: tuple[float, float]
     p_value: float
     p_adjusted: float
     better: int
@@ -37,7 +38,7 @@ class MetricDelta:
     mde: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "base": self.base, "new": self.new, "diff": self.diff, "ci95": list(self.ci95),
+        return {"n": self.n, "base": self.base, "new": self.new, "diff": self.diff, "ci": list(self.ci),
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted, "better": self.better,
                 "worse": self.worse, "tied": self.tied, "verdict": self.verdict, "method": self.method,
                 "mde": self.mde}
@@ -45,7 +46,7 @@ class MetricDelta:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MetricDelta:
         """The inverse of ``to_dict`` (a null number, written for NaN, reads back as NaN)."""
-        lo, hi = d["ci95"]
+        lo, hi = d["ci"] if "ci" in d else d["ci95"]  # version 1 wrote "ci95"
         mde = d.get("mde")
         return cls(int(d["n"]), _num(d["base"]), _num(d["new"]), _num(d["diff"]), (_num(lo), _num(hi)),
                    _num(d["p_value"]), _num(d["p_adjusted"]), int(d["better"]), int(d["worse"]), int(d["tied"]),

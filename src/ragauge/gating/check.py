@@ -15,19 +15,20 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
-from ragauge.stats.paired import PairedTest, one_sided_p, paired_test
+from ragauge.stats.paired import EPS, PairedTest, one_sided_p, paired_test
 from ragauge.stats.power import (
+    DEFAULT_POWER,
     min_questions,
     minimum_detectable_effect,
     noise_allowance,
     noise_exceedance,
     noise_sd,
+    one_sided_power,
     questions_for_allowance,
 )
 
 GATE_VERSION = 1
 SHOWN = 10
-EPS = 1e-12
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,15 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
 _RULE_TEXT = {
     "drop": "{m} may drop at most {allowed:.4f} below the baseline",
     "significant": "{m} must not drop significantly below the baseline",
-    "drop_and_significant": "{m} may not drop significantly by more than {allowed:.4f} below the baseline",
+    "drop_and_significant": "{m} may not drop significantly and by more than {allowed:.4f} below the baseline",
     "not_shown_no_worse": "{m} must be shown to be no worse than {allowed:.4f} below the baseline",
 }
 
 
 def _tested(test: PairedTest, allowed: float, rules: GateRules, dropped: bool) -> tuple[bool, str]:
     """Whether a tested rule fails, and the test's figures in words (one-sided p-values from the
-    metric's own paired test; ``lower`` is the one-sided lower confidence bound of the change)."""
+    metric's own paired test). A drop is significant only with at least ``min_questions(alpha)``
+    changed questions, as in ``compare``; with fewer the message says the rule could not fail."""
     where = f"{test.method}, n = {test.n}, {test.better} better / {test.worse} worse"
     if rules.fail_if == "not_shown_no_worse":
         p = one_sided_p(test, -allowed, "greater")
@@ -119,8 +121,12 @@ def _tested(test: PairedTest, allowed: float, rules: GateRules, dropped: bool) -
                 ("shown no worse than the margin" if shown else
                  f"not shown to be no worse than -{allowed:.4f} at alpha {rules.alpha}"))
     p = one_sided_p(test, 0.0, "less")
-    significant = p < rules.alpha and test.changed >= min_questions(rules.alpha)
+    least = min_questions(rules.alpha)
+    significant = p < rules.alpha and test.changed >= least
     detail = f"one-sided p = {p:.4f} for a drop ({where})"
+    if test.changed < least and (dropped or rules.fail_if == "significant"):
+        return False, detail + (f": too few changed questions ({test.changed} < {least}) to tell a drop from noise, "
+                                "so this rule cannot fail")
     if rules.fail_if == "significant":
         return significant, detail + (": a significant drop" if significant else ": no significant drop")
     if not dropped:
@@ -134,14 +140,17 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
     (the evaluation's when the baseline has none) under the one-run noise model of
     ``stats.power.noise_sd``: the minimum detectable effect, and for the plain rule the
     chance that a change of equal quality fails it and the questions that would bring that to alpha.
-    ``warning`` says when the set is too small for the rule (the plain rule fails on noise more
-    often than alpha; a non-inferiority margin below the MDE)."""
+    ``warning`` says when the set is too small for the rule: the plain rule fails on noise more
+    often than alpha; a tested rule with an allowance catches a true drop of the allowance (or
+    shows an unchanged run no worse than the margin) less than 80% of the time; a test on fewer
+    than ``min_questions`` questions can never fire."""
     stored = [row[m] for row in base.queries.values() if m in row]
     values = np.array(stored) if stored else ev.column(m)
     n = len(values)
     sd = noise_sd(n, sd_values=float(values.std(ddof=1)) if n > 1 else 0.0, correlation=rules.correlation)
     mde = minimum_detectable_effect(sd, n, rules.alpha)
     out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": sd, "mde": mde, "warning": None}
+    questions = f"{n} question{'s' if n != 1 else ''}"
     shown = "no change is detectable" if mde is None else f"the smallest change it detects (80% power) is ±{mde:.4f}"
     if rules.fail_if == "drop":
         chance = noise_exceedance(allowed, sd, n)
@@ -149,13 +158,22 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
         if chance > rules.alpha:
             needed = questions_for_allowance(allowed, sd, rules.alpha)
             out["warning"] = (
-                f"{LOUD}{m}: with {n} questions a change of equal quality drops it by more than {allowed:.4f} in "
+                f"{LOUD}{m}: with {questions} a change of equal quality drops it by more than {allowed:.4f} in "
                 f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
-                f"{noise_allowance(sd, n, rules.alpha):.4f}, set fail_if = \"drop_and_significant\", or grow the "
-                f"golden set to {needed if needed else 'more than a billion'} questions ({shown})")
-    elif rules.fail_if == "not_shown_no_worse" and (mde is None or mde > allowed):
-        out["warning"] = (f"{LOUD}{m}: with {n} questions {shown}, wider than the margin {allowed:.4f}: even an "
-                          f"unchanged run will seldom be shown no worse; widen the margin or add questions")
+                f"{noise_allowance(sd, n, rules.alpha):.4f}, grow the golden set to "
+                f"{needed if needed else 'more than a billion'} questions, or set fail_if = "
+                f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown})")
+    elif mde is None:
+        out["warning"] = (f"{LOUD}{m}: with {questions} no test can tell a change from noise, so this rule "
+                          f"can never fail; add questions (at least {min_questions(rules.alpha)})")
+    elif rules.fail_if in ("drop_and_significant", "not_shown_no_worse"):
+        chance = one_sided_power(allowed, sd, n, rules.alpha)
+        out["power"] = chance
+        if chance < DEFAULT_POWER:
+            what = ("catches a true drop of" if rules.fail_if == "drop_and_significant" else
+                    "shows an unchanged run no worse than the margin of")
+            out["warning"] = (f"{LOUD}{m}: with {questions} this rule {what} {allowed:.4f} in only {chance:.0%} of "
+                              f"runs ({shown}); allow more, or add questions")
     return out
 
 

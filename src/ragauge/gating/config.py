@@ -53,8 +53,11 @@ class GateRules:
     source: str | None = None
 
     def __post_init__(self) -> None:
-        if self.fail_if not in FAIL_IF:
+        if not isinstance(self.fail_if, str) or self.fail_if not in FAIL_IF:
             raise InputError(f"unknown fail_if {self.fail_if!r}", hint=f"one of: {', '.join(FAIL_IF)}")
+        object.__setattr__(self, "alpha", check_number(self.alpha, "gate alpha", PROBABILITY))
+        object.__setattr__(self, "correlation", check_number(self.correlation, "gate correlation", CORRELATION))
+        object.__setattr__(self, "critical_k", int(check_number(self.critical_k, "gate critical_k", COUNT)))
 
     @property
     def tests(self) -> bool:
@@ -132,7 +135,7 @@ def _fail_if(gate: dict[str, Any], path: Path) -> str:
                              hint='keep fail_if (significant_only = true is fail_if = "drop_and_significant")')
         return "drop_and_significant" if _flag(gate, "significant_only", path) else "drop"
     value = gate.get("fail_if", "drop")
-    if value not in FAIL_IF:
+    if not isinstance(value, str) or value not in FAIL_IF:
         raise InputError(f"'gate.fail_if' must be one of {', '.join(FAIL_IF)}, got {value!r}",
                          where=key_line(path, "fail_if"), hint='fail_if = "drop_and_significant"')
     return str(value)

@@ -23,9 +23,9 @@ def _signed(x: float) -> str:
 
 
 def _ci(d: MetricDelta) -> str:
-    if d.ci95[0] != d.ci95[0]:
+    if d.ci[0] != d.ci[0]:
         return "n/a"
-    return f"[{d.ci95[0]:+.4f}, {d.ci95[1]:+.4f}]"
+    return f"[{d.ci[0]:+.4f}, {d.ci[1]:+.4f}]"
 
 
 def _mde(d: MetricDelta) -> str:
@@ -58,7 +58,19 @@ def _rows(c: Comparison, text: Callable[[object], str]) -> list[list[str]]:
              f"{d.better}/{d.worse}/{d.tied}", _mde(d), text(d.verdict)] for m, d in c.metrics.items()]
 
 
-HEADER = ["metric", "base", "new", "diff", "95% CI", "p", "p (Holm)", "better/worse/tied", "MDE", "verdict"]
+def header(c: Comparison) -> list[str]:
+    """The metric table's columns; the interval's confidence is the comparison's 1 - alpha."""
+    return ["metric", "base", "new", "diff", f"{confidence(c)} CI", "p", "p (Holm)", "better/worse/tied", "MDE",
+            "verdict"]
+
+
+def confidence(c: Comparison) -> str:
+    return f"{c.meta.get('confidence', 0.95):.0%}"
+
+
+def _color(d: MetricDelta) -> str:
+    """The interval bar's colour follows the verdict, not the raw interval."""
+    return "#2a7" if d.verdict.startswith("better (") else "#c33" if d.verdict.startswith("worse (") else "#777"
 
 
 def _rank(r: Any) -> str:
@@ -72,7 +84,7 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     meta = c.meta
     out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
            f"{t(meta['paired_questions'])} paired questions", ""]
-    out += text_table(HEADER, _rows(c, t))
+    out += text_table(header(c), _rows(c, t))
     out += ["", t(methods_line(c))]
     if c.by_tag:
         out += ["", "by tag (diff new - base, Holm-adjusted p; MDE of the first metric)"]
@@ -114,8 +126,8 @@ def _fmt_stats(stats: dict[str, float] | None) -> str:
 def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     md = escape.markdown
     out = [f"### ragauge compare: {md(c.meta['paired_questions'])} paired questions", ""]
-    out.append("| " + " | ".join(HEADER) + " |")
-    out.append("|" + "---|" * len(HEADER))
+    out.append("| " + " | ".join(header(c)) + " |")
+    out.append("|" + "---|" * len(header(c)))
     out += ["| " + " | ".join(row) + " |" for row in _rows(c, md)]
     out += ["", f"<sub>{md(methods_line(c))}</sub>"]
     blind = blind_tags(c)
@@ -146,20 +158,20 @@ def render_comparison_html(c: Comparison) -> str:
 
     css = static_file(env, "report.css")
     width = 160.0
-    spans = [abs(x) for d in c.metrics.values() for x in (*d.ci95, d.diff) if x == x]
-    ok = {m: d.ci95[0] == d.ci95[0] for m, d in c.metrics.items()}
+    spans = [abs(x) for d in c.metrics.values() for x in (*d.ci, d.diff) if x == x]
+    ok = {m: d.ci[0] == d.ci[0] for m, d in c.metrics.items()}
     scale = max(spans + [1e-9])
 
     def x(v: float) -> float:
         return round(width / 2 + v / scale * (width / 2 - 6), 2)
 
-    rows = [{"name": m, "d": d, "ci": _ci(d), "mde": _mde(d), "lo": x(d.ci95[0]) if ok[m] else x(d.diff),
-             "hi": x(d.ci95[1]) if ok[m] else x(d.diff), "mid": x(d.diff), "zero": x(0.0),
-             "color": "#2a7" if d.ci95[0] > 0 else "#c33" if d.ci95[1] < 0 else "#777"} for m, d in c.metrics.items()]
+    rows = [{"name": m, "d": d, "ci": _ci(d), "mde": _mde(d), "lo": x(d.ci[0]) if ok[m] else x(d.diff),
+             "hi": x(d.ci[1]) if ok[m] else x(d.diff), "mid": x(d.diff), "zero": x(0.0),
+             "color": _color(d)} for m, d in c.metrics.items()]
     return env.get_template("comparison.html.j2").render(
         css=Markup(css), meta=c.meta, base=c.meta["base"]["run"]["path"], new=c.meta["new"]["run"]["path"],
         rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()), worse=c.worse_queries,
-        methods=methods_line(c), blind=blind_tags(c),
+        methods=methods_line(c), blind=blind_tags(c), confidence=confidence(c),
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
         patterns={"heading": change_heading(c.patterns), "rows": change_rows(c.patterns),
                   "examples": change_examples(c.patterns), "notes": c.patterns.get("notes", [])},

@@ -11,18 +11,25 @@ Two methods, chosen per metric from the data (``method_for``):
 
 In both the interval is the set of differences the test does not reject at the same level, so an
 interval that excludes 0 holds exactly when the two-sided p-value is below alpha.
+
+When graded differences do not vary at all (every question moved by the same amount c, or none
+moved) Student's t has no variance to work with; the exact sign-flip test takes over: p = 2 * 0.5 ** n
+for c != 0 (1 for c = 0), and the interval is c alone when that p is below alpha, else [-1, 1]
+(with so few questions no difference can be ruled out). Differences within 1e-12 of 0 count as 0.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 T_METHOD = "paired t"
 PROPORTIONS_METHOD = "paired proportions (McNemar score test, Tango interval)"
 EPS = 1e-12
+"""Two values closer than this are equal: a question within it did not change."""
 
 
 @dataclass(frozen=True)
@@ -60,11 +67,12 @@ def method_for(base: np.ndarray, new: np.ndarray) -> str:
 
 def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> PairedTest:
     """The paired test and interval of ``method_for(base, new)``. With fewer than 2 questions the
-    interval is (nan, nan) and p = 1: nothing can be told. With every difference equal (sd 0)
-    the t interval collapses to that difference and p is 0 when it is not 0."""
+    interval is (nan, nan) and p = 1: nothing can be told. Graded differences that do not vary
+    get the exact sign-flip test (see the module docstring)."""
     base = np.asarray(base, dtype=np.float64)
     new = np.asarray(new, dtype=np.float64)
     d = new - base
+    d[np.abs(d) <= EPS] = 0.0  # rounding noise is no change
     n = len(d)
     better, worse = int((d > EPS).sum()), int((d < -EPS).sum())
     method = method_for(base, new)
@@ -77,13 +85,16 @@ def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> 
         ci, p = (nan, nan), 1.0
     elif method == PROPORTIONS_METHOD:
         ci, p = tango_interval(better, worse, n, confidence), mcnemar_p(better, worse, n)
+    elif sd <= EPS:
+        p = 1.0 if mean == 0.0 else smallest_exact_p(n)
+        ci = (mean, mean) if smallest_exact_p(n) < 1.0 - confidence else (-1.0, 1.0)
     else:
         ci, p = t_interval(mean, sd, n, confidence), t_p(mean, sd, n)
     return PairedTest(method, n, float(base.mean()), float(new.mean()), mean, ci, confidence, p, better, worse,
                       n - better - worse, sd)
 
 
-def one_sided_p(test: PairedTest, null: float, alternative: str) -> float:
+def one_sided_p(test: PairedTest, null: float, alternative: Literal["less", "greater"]) -> float:
     """One-sided p-value of H0 "mean difference = ``null``" against ``alternative`` "less" (the
     difference is below ``null``) or "greater"; computed by ``test.method``'s own statistic, so it
     agrees with ``test.ci``'s one-sided bounds. 1.0 with fewer than 2 questions."""
@@ -94,7 +105,11 @@ def one_sided_p(test: PairedTest, null: float, alternative: str) -> float:
     if test.method == PROPORTIONS_METHOD:
         z = _tango_z(test.better, test.worse, test.n, null)
         return float(special.ndtr(z) if alternative == "less" else special.ndtr(-z))
-    stat = _t_statistic(test.diff - null, test.sd_diff, test.n)
+    shifted = test.diff - null
+    if test.sd_diff <= EPS:  # no variance: the exact sign-flip test, one-sided
+        below = shifted < -EPS if alternative == "less" else shifted > EPS
+        return 0.5 ** test.n if below else 1.0
+    stat = _t_statistic(shifted, test.sd_diff, test.n)
     df = test.n - 1
     return float(special.stdtr(df, stat) if alternative == "less" else special.stdtr(df, -stat))
 
@@ -115,8 +130,6 @@ def t_interval(mean: float, sd: float, n: int, confidence: float) -> tuple[float
 
 
 def _t_statistic(shifted_mean: float, sd: float, n: int) -> float:
-    if sd <= EPS:  # every difference equal: the data leave no doubt about the sign
-        return 0.0 if abs(shifted_mean) <= EPS else math.copysign(math.inf, shifted_mean)
     return shifted_mean / (sd / math.sqrt(n))
 
 

@@ -20,7 +20,10 @@ MAX_QUESTIONS = 10**9
 
 
 def min_questions(alpha: float) -> int:
-    """The fewest changed questions with which an exact test can be significant at ``alpha``."""
+    """The fewest changed questions with which an exact test can be significant at ``alpha``
+    (ValueError for an alpha outside (0, 1): there would be none)."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     n = 1
     while smallest_exact_p(n) >= alpha:
         n += 1
@@ -131,3 +134,19 @@ def questions_for_allowance(allowed: float, sd_diff: float, alpha: float = 0.05)
         else:
             lo = mid + 1
     return lo
+
+
+def one_sided_power(shift: float, sd_diff: float, n: int, alpha: float = 0.05) -> float:
+    """The chance that a one-sided paired t-test at ``alpha`` on ``n`` questions rejects when the
+    truth lies ``shift`` beyond its null: 1 - F(t(1 - alpha, n - 1); n - 1, shift sqrt(n) / sd),
+    with F the noncentral t distribution. It serves both gate cases: catching a true drop of the
+    allowance, and showing an unchanged run no worse than a margin. 0 below ``min_questions``."""
+    from scipy import special
+
+    if n < max(2, min_questions(alpha)):
+        return 0.0
+    if sd_diff <= 0.0:
+        return 1.0
+    df = n - 1
+    critical = float(special.stdtrit(df, 1.0 - alpha))
+    return float(1.0 - special.nctdtr(df, shift * math.sqrt(n) / sd_diff, critical))
