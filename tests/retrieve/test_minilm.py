@@ -91,3 +91,15 @@ def test_a_changed_model_file_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_pa
 def test_bad_batch_size_is_an_input_error() -> None:
     with pytest.raises(InputError, match="batch_size"):
         minilm.MiniLM(batch_size=0)
+
+
+@needs_model
+def test_progress_shows_on_stderr_and_changes_no_vector(model: minilm.MiniLM,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    texts = [f"printer error {i} on floor {i % 7}" for i in range(150)]
+    quiet = model.embed(texts)
+    assert capsys.readouterr().err == ""
+    shown = model.embed(texts, progress=True)
+    err = capsys.readouterr().err
+    assert "embedding 150 texts with all-MiniLM-L6-v2" in err  # the bar itself draws only on a terminal
+    np.testing.assert_array_equal(quiet, shown)

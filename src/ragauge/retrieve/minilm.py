@@ -17,6 +17,7 @@ normalisation. Nothing is fetched from a model hub.
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -57,18 +58,20 @@ class MiniLM:
         self._session, self._tokenizer = _load()
 
     def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        """Unit-norm float32 rows, one per text (``progress`` is accepted and ignored)."""
+        """Unit-norm float32 rows, one per text. ``progress``: a bar with rate and ETA on stderr
+        (for a corpus: batches run longest first, so the ETA is pessimistic at the start)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         rows = [i for i, text in enumerate(texts) if text.strip()]  # a blank text stays a zero row
         if not rows:
             return out
-        with self._lock:
+        with self._lock, _bar(len(rows), progress) as bar:
             encodings = self._tokenizer.encode_batch([texts[i] for i in rows])
             # longest first, as sentence-transformers batches, so a batch carries little padding
             order = sorted(range(len(rows)), key=lambda j: -len(encodings[j].ids))
             for start in range(0, len(order), self.batch_size):
                 batch = order[start:start + self.batch_size]
                 out[[rows[j] for j in batch]] = self._mean_pooled([encodings[j].ids for j in batch])
+                bar.update(len(batch))
         return normalize(out)
 
     def _mean_pooled(self, pieces: list[list[int]]) -> np.ndarray:
@@ -91,6 +94,27 @@ class MiniLM:
 
     def describe(self) -> dict[str, Any]:
         return {"model": MODEL_ID, "weights": WEIGHTS, "dim": self.dim, "max_seq_length": self.max_seq_length}
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        return None
+
+
+def _bar(total: int, show: bool) -> Any:
+    """click's progress bar on stderr (count, rate, ETA) when ``show``, else one that does nothing."""
+    if not show:
+        return _NoBar()
+    import click
+
+    return click.progressbar(length=total, label=f"embedding {total} texts with {MODEL_NAME}", file=sys.stderr,
+                             show_pos=True, show_eta=True)
 
 
 def minilm_embedder(batch_size: int = 64) -> MiniLM:
