@@ -78,6 +78,8 @@ def test_validate_golden_with_a_pool_file_and_with_runs(tmp_path: Path) -> None:
     assert rows["q1"]["unreturned"] == ["never"] and rows["q1"]["pooled"] == 1
     with pytest.raises(InputError, match="made at depth 3, not 5"):
         validate_golden(golden, pool=pool_path, pool_depth=5)
+    with pytest.raises(InputError, match="apply to run files"):
+        validate_golden(golden, pool=pool_path, doc_id_sep="#")
     with pytest.raises(InputError, match="not several pools nor a mix"):
         validate_golden(golden, pool=[pool_path, run])
 

@@ -130,6 +130,9 @@ def load_pool(golden: GoldenSet, pool: Any, depth: int | None = None, *, doc_id_
     if pools:
         found, name = (pools[0], pools[0].source or "pool") if isinstance(pools[0], Pool) else \
             (read_pool(pools[0]), str(pools[0]))
+        if doc_id_sep or doc_id_pattern:
+            raise InputError("--doc-id-sep/--doc-id-pattern apply to run files; the pool file records its own rule",
+                             hint=f"this pool's rule: {found.doc_id}")
         if depth is not None and depth != found.depth:
             raise InputError(f"the pool {name!r} was made at depth {found.depth}, not {depth}",
                              hint="--pool-depth applies to run files; make the pool again to change its depth")
