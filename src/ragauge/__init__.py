@@ -24,10 +24,13 @@ if TYPE_CHECKING:
     from ragauge.comparison.compare import compare
     from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
+    from ragauge.curation.importing import ImportResult, import_golden
+    from ragauge.curation.pool import PoolResult, pool_golden
     from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
     from ragauge.curation.validate import ValidationReport, validate_golden
     from ragauge.data.answers import Answers, AnswerVerdict
     from ragauge.data.golden import GoldenQuery, GoldenSet
+    from ragauge.data.pool import Pool
     from ragauge.data.run import Hit, QueryResult, Run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
     from ragauge.evaluation.evaluate import evaluate_run
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from ragauge.formats.answers import read_answers
     from ragauge.formats.beir import import_beir
     from ragauge.formats.golden import as_golden, load_golden, write_golden
+    from ragauge.formats.pool import read_pool, write_pool
     from ragauge.formats.runs import as_run, read_run, write_run_jsonl
     from ragauge.gating.baseline import Baseline, read_baseline
     from ragauge.gating.check import GateResult, RuleOutcome
@@ -82,6 +86,9 @@ _EXPORTS: dict[str, str] = {
     "validate_golden": "ragauge.curation.validate", "ValidationReport": "ragauge.curation.validate",
     "scrub_golden": "ragauge.curation.scrub", "ScrubOptions": "ragauge.curation.scrub",
     "ScrubSummary": "ragauge.curation.scrub",
+    "pool_golden": "ragauge.curation.pool", "PoolResult": "ragauge.curation.pool", "Pool": "ragauge.data.pool",
+    "read_pool": "ragauge.formats.pool", "write_pool": "ragauge.formats.pool",
+    "import_golden": "ragauge.curation.importing", "ImportResult": "ragauge.curation.importing",
     "History": "ragauge.history.history",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
@@ -91,12 +98,14 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AnswerVerdict", "Answers", "Attribution", "JudgeOptions", "attribute", "read_answers",
     "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
-    "GoldenQuery", "GoldenSet", "History", "Hit", "InputError", "MetricDelta", "MetricSpec", "MissingExtra",
-    "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned", "RuleOutcome", "Run", "ScrubOptions",
+    "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
+    "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
+    "RuleOutcome", "Run", "ScrubOptions",
     "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
-    "evaluate", "evaluate_run", "gate", "import_beir", "load_golden", "load_rules", "merge_shards", "parse_metric",
-    "power", "read_baseline", "read_result", "read_run", "run_retriever", "scrub_golden", "trec_eval",
-    "update_baseline", "validate_golden", "write_golden", "write_run_jsonl",
+    "evaluate", "evaluate_run", "gate", "import_beir", "import_golden", "load_golden", "load_rules",
+    "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
+    "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
+    "write_run_jsonl",
 ]
 
 

@@ -47,8 +47,8 @@ def test_a_new_run_retrieving_unjudged_documents_is_flagged_with_its_figures() -
     [note] = loud(c.notes)
     assert note == (f"{LOUD}the new run retrieves 67% unjudged documents in its top 3 against 0% for the base "
                     "(mean judged@3 0.333 vs 1.000, over 20 question(s) both runs answered): they count as not "
-                    "relevant, so the new run's scores are a lower bound; label them in the golden set (grade 0 "
-                    "for not relevant) and compare again")
+                    "relevant, so the new run's scores are a lower bound; pool them for labelling with ragauge "
+                    "golden pool GOLDEN --run BASE --run NEW, judge them (grade 0 for not relevant) and compare again")
     assert c.metrics["hit@3"].diff == 0  # the answer is still first: nothing else changed
 
 

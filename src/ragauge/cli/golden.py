@@ -51,28 +51,44 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
 @click.option("--run", type=click.Path(path_type=Path),
               help="A run of the golden set: also say how small a change the set can detect (as ragauge power).")
 @click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the power figures (with --run).")
+@click.option("--pool", "pools", type=click.Path(path_type=Path), multiple=True,
+              help="A pool file from 'golden pool', or run files to pool (repeatable): check label health.")
+@click.option("--pool-depth", type=int, help="Depth to pool run files at (--pool RUN; default 10).")
+@click.option("--max-relevant", type=int, default=20, show_default=True,
+              help="Flag questions with more relevant documents than this (0: never).")
+@click.option("--doc-id-sep", help="With --pool RUN: map chunk ids to document ids by this separator.")
+@click.option("--doc-id-pattern", help="With --pool RUN: map chunk ids to document ids by this regex's group.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def validate_command(golden: Path, corpus: Path | None, spec: str | None, config_path: Path | None, fmt: str,
-                     min_per_tag: int, run: Path | None, ks: str, output: Path | None) -> None:
+                     min_per_tag: int, run: Path | None, ks: str, pools: tuple[Path, ...], pool_depth: int | None,
+                     max_relevant: int, doc_id_sep: str | None, doc_id_pattern: str | None,
+                     output: Path | None) -> None:
     """Check a golden set and list every problem with its file:line.
 
     Schema errors, duplicate ids, duplicate and near-duplicate questions (word overlap >= 0.8),
     empty questions, relevant ids that look like chunk ids, tags with too few questions and the
     no-answer count. With --corpus or --retriever, relevant ids no longer in the index are stale
     labels (a section id doc#section counts as present when doc is). With --run, the minimum
-    detectable effect per metric and tag (see ragauge power).
+    detectable effect per metric and tag (see ragauge power). Questions with more than
+    --max-relevant relevant documents are flagged. With --pool (a pool file, or runs pooled at
+    --pool-depth): relevant documents that no pooled system returns at any depth (suspicious
+    labels), and per question the share of the pooled documents that is judged.
     Exit codes: 0 clean, 1 findings (errors or warnings), 2 unusable input.
 
     \b
     Example:
       ragauge golden validate golden.jsonl --corpus corpus.jsonl --format json
+      ragauge golden validate golden.jsonl --pool pool.jsonl
+      ragauge golden validate golden.jsonl --pool runs/bm25.jsonl --pool runs/dense.jsonl --max-relevant 10
     """
     from ragauge.cli.options import parse_ks, write_output
     from ragauge.config import retriever_config
     from ragauge.curation.validate import render_json, render_text, validate_golden
 
     report = validate_golden(golden, corpus=corpus, retriever=spec, min_per_tag=min_per_tag,
-                             config=retriever_config(config_path) if spec else None, run=run, k=parse_ks(ks))
+                             config=retriever_config(config_path) if spec else None, run=run, k=parse_ks(ks),
+                             pool=[str(p) for p in pools] or None, pool_depth=pool_depth, max_relevant=max_relevant,
+                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
     write_output(render_json(report) if fmt == "json" else render_text(report), output)
     raise SystemExit(report.exit_code)
 
@@ -118,6 +134,11 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
 
 
 from ragauge.cli.grow import add_command, merge_command  # noqa: E402  (commands defined in their own module)
+from ragauge.cli.imports import import_command, import_trec_command  # noqa: E402
+from ragauge.cli.pool import pool_command  # noqa: E402
 
 golden_group.add_command(add_command)
 golden_group.add_command(merge_command)
+golden_group.add_command(pool_command)
+golden_group.add_command(import_command)
+golden_group.add_command(import_trec_command)

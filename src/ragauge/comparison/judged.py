@@ -20,7 +20,8 @@ JUDGED_DROP = 0.10
 """A drop in mean judged@k (base - new, absolute) from which the comparison warns: on average at
 least one more unlabelled document in every ten of the top k, per question."""
 
-LABEL_HINT = "label them in the golden set (grade 0 for not relevant) and compare again"
+LABEL_HINT = ("pool them for labelling with ragauge golden pool GOLDEN --run BASE --run NEW, judge them (grade 0 for "
+              "not relevant) and compare again")
 
 
 def judged_notes(base: Evaluation, new: Evaluation, pairs: Sequence[tuple[QueryScore, QueryScore]],

@@ -141,6 +141,30 @@ def read_json(path: str | Path, *, what: str, hint: str | None = None) -> Any:
                          hint=hint if exc.kind == "json" else _HINTS[exc.kind].format(what=what)) from None
 
 
+def read_records(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line_number, object)`` for each record of a JSON Lines file, or of a file holding one JSON
+    array of objects (the line where each element starts), as other tools save lists of samples.
+    Decoded as strictly as :func:`read_jsonl` and :func:`read_json`; InputError naming the line of
+    an element that is not an object."""
+    raw = read_input(path, what)
+    if raw.lstrip()[:1] != b"[":
+        yield from read_jsonl(path, what=what)
+        return
+    items = read_json(path, what=what)
+    text = raw.decode("utf-8")  # read_json decoded it already
+    decoder = json.JSONDecoder()
+    at = text.index("[") + 1
+    for item in items:
+        while text[at] in " \t\r\n,":
+            at += 1
+        line = text.count("\n", 0, at) + 1
+        if not isinstance(item, dict):
+            raise InputError(f"expected a JSON object, got {type(item).__name__}", where=where(path, line),
+                             hint=_HINTS["object"].format(what=what))
+        _, at = decoder.raw_decode(text, at)
+        yield line, item
+
+
 def _line_of_bad_number(text: str) -> int | None:
     for number, line in enumerate(text.split("\n"), start=1):
         if re.search(r"(?<![\w\"])-?(NaN|Infinity)\b|\d[eE]\+?\d{3,}", line):

@@ -22,6 +22,8 @@ Checks, with their code and severity:
 - ``small-tag`` (warning): a tag with fewer than ``min_per_tag`` questions, too few to measure (and
   below 6, too few for any test to detect a change at alpha 0.05).
 - ``no-answerable`` (warning): no question has a relevant document, so no metric can be computed.
+- ``many-relevant`` (warning), and with a pool ``unreturned-label``, ``unjudged-pool`` (warnings) and
+  ``not-pooled`` (info): label health, see :mod:`ragauge.curation.health`.
 
 Counts (questions, answerable, no-answer, questions per tag) are in the report, not findings.
 Exit code: 0 with no error or warning, 1 otherwise; unusable input raises InputError (exit 2).
@@ -92,6 +94,9 @@ class ValidationReport:
     min_per_tag: int = 5
     power: Mapping[str, Any] | None = None
     """With a run: what the golden set can detect (``comparison.power.PowerReport.to_dict``)."""
+    pool: Mapping[str, Any] | None = None
+    """With a pool: its coverage per question and the relevant documents no system returns
+    (``curation.health.pool_health``)."""
 
     def count(self, severity: str) -> int:
         return sum(f.severity == severity for f in self.findings)
@@ -107,7 +112,7 @@ class ValidationReport:
             "answerable": self.answerable, "no_answer": self.no_answer, "tags": dict(self.tags),
             "documents": self.documents, "min_per_tag": self.min_per_tag,
             "errors": self.count("error"), "warnings": self.count("warning"),
-            "findings": [f.to_dict() for f in self.findings], "power": self.power,
+            "findings": [f.to_dict() for f in self.findings], "power": self.power, "pool": self.pool,
         }
 
     @classmethod
@@ -116,7 +121,7 @@ class ValidationReport:
             raise InputError(f"unsupported validation report version {data.get('version')!r}")
         return cls(data["source"], data["questions"], data["answerable"], data["no_answer"], dict(data["tags"]),
                    tuple(Finding.from_dict(f) for f in data["findings"]), data.get("documents"),
-                   data.get("min_per_tag", 5), data.get("power"))
+                   data.get("min_per_tag", 5), data.get("power"), data.get("pool"))
 
 
 Line = tuple[int, "Mapping[str, Any] | str"]
@@ -141,8 +146,12 @@ def read_lines(path: str | Path) -> list[Line]:
 
 
 def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", documents: Set[str] | None = None,
-                   min_per_tag: int = 5) -> ValidationReport:
-    """Validate decoded golden-set lines (see the module docstring for the checks)."""
+                   min_per_tag: int = 5, max_relevant: int = 20, k: int | None = None) -> ValidationReport:
+    """Validate decoded golden-set lines (see the module docstring for the checks, and
+    :mod:`ragauge.curation.health` for ``many-relevant``: more than ``max_relevant`` relevant
+    documents; 0 turns it off; ``k`` the cutoff its message quotes)."""
+    from ragauge.curation.health import many_relevant_findings
+
     findings: list[Finding] = []
     queries: list[GoldenQuery] = []
     first_line: dict[str, int] = {}
@@ -168,6 +177,7 @@ def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", docum
 
     findings += _question_findings(queries)
     findings += _label_findings(queries, documents)
+    findings += many_relevant_findings(queries, max_relevant, k)
     tags = _tag_counts(queries)
     blind = min_questions(0.05)
     findings += [Finding("warning", "small-tag",
@@ -180,10 +190,15 @@ def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", docum
     if queries and not answerable:
         findings.append(Finding("warning", "no-answerable", "no question has a relevant document: no metric "
                                 "can be computed", hint="label the relevant documents of at least some questions"))
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    findings.sort(key=lambda f: (order[f.severity], f.line if f.line is not None else 1 << 62, f.code))
     return ValidationReport(source, len(queries), answerable, len(queries) - answerable, tags,
-                            tuple(findings), None if documents is None else len(documents), min_per_tag)
+                            _sorted(findings), None if documents is None else len(documents), min_per_tag)
+
+
+def _sorted(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Errors, then warnings, then info; by line within each (findings on no line last), then code."""
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return tuple(sorted(findings, key=lambda f: (order[f.severity], f.line if f.line is not None else 1 << 62,
+                                                 f.code)))
 
 
 def _ids(obj: Mapping[str, Any]) -> tuple[str, ...]:
@@ -260,11 +275,15 @@ def _tag_counts(queries: Iterable[GoldenQuery]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_per_tag: int = 5) -> ValidationReport:
+def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_per_tag: int = 5,
+                  max_relevant: int = 20, k: int | None = None) -> ValidationReport:
     """Read and validate a golden-set file (see :func:`validate_lines`)."""
     if min_per_tag < 0:
         raise InputError(f"--min-per-tag must be >= 0, got {min_per_tag}")
-    return validate_lines(read_lines(path), source=str(path), documents=documents, min_per_tag=min_per_tag)
+    if max_relevant < 0:
+        raise InputError(f"--max-relevant must be >= 0 (0: no limit), got {max_relevant}")
+    return validate_lines(read_lines(path), source=str(path), documents=documents, min_per_tag=min_per_tag,
+                          max_relevant=max_relevant, k=k)
 
 
 def render_text(report: ValidationReport) -> str:
@@ -290,6 +309,10 @@ def render_text(report: ValidationReport) -> str:
             f"{t(tag)} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
         if any(n < report.min_per_tag for n in report.tags.values()):
             out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
+    if report.pool is not None:
+        from ragauge.curation.health import render_pool_lines
+
+        out += ["", *render_pool_lines(report.pool)]
     if report.power is not None:
         from ragauge.comparison.power import PowerReport
         from ragauge.reports.power import render_power_text
@@ -337,16 +360,33 @@ def index_documents(corpus: str | Path | None = None, retriever: str | None = No
 def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
                     documents: Set[str] | None = None, min_per_tag: int = 5,
                     config: Mapping[str, Any] | None = None, run: Any = None,
-                    k: int | Sequence[int] = 5) -> ValidationReport:
+                    k: int | Sequence[int] = 5, pool: Any = None, pool_depth: int | None = None, max_relevant: int = 20,
+                    doc_id_sep: str | None = None, doc_id_pattern: str | None = None) -> ValidationReport:
     """Check a golden-set file and return every finding with its line (``report.exit_code`` is 0
     when clean, 1 with findings). Relevant ids are checked against ``documents``, or the ids of a
     ``corpus`` or a ``retriever``'s index when given (stale labels, section labels against a
     document-only index). With a ``run`` of the golden set (and no error), the report also says
-    what the set can detect with it at cutoffs ``k`` (``comparison.power.power``)."""
+    what the set can detect with it at cutoffs ``k`` (``comparison.power.power``). With a ``pool``
+    (a pool file from ``golden pool``, or runs pooled at ``pool_depth``, chunk ids mapped by
+    ``doc_id_sep``/``doc_id_pattern``), it checks label health (:mod:`ragauge.curation.health`):
+    relevant documents no pooled system returns, and how much of the pool is judged. Questions with
+    more than ``max_relevant`` relevant documents are flagged (0: never)."""
     if documents is None:
         documents = index_documents(corpus, retriever, config)
-    report = validate_file(golden, documents=documents, min_per_tag=min_per_tag)
-    if run is None or report.count("error") or not report.answerable:
+    cutoffs = [k] if isinstance(k, int) else list(k)
+    report = validate_file(golden, documents=documents, min_per_tag=min_per_tag, max_relevant=max_relevant,
+                           k=max(cutoffs) if cutoffs else None)
+    if report.count("error"):
+        return report
+    if pool is not None:
+        from ragauge.curation.health import load_pool, pool_health
+        from ragauge.formats.golden import load_golden
+
+        golden_set = load_golden(golden)
+        pooled, name = load_pool(golden_set, pool, pool_depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+        found, section = pool_health(list(golden_set), pooled, name)
+        report = replace(report, findings=_sorted((*report.findings, *found)), pool=section)
+    if run is None or not report.answerable:
         return report
     from ragauge.comparison.power import power
 

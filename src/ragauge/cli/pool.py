@@ -1,0 +1,62 @@
+"""``ragauge golden pool``: pool several systems' top documents for judging."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ragauge.core.escape import terminal
+
+
+@click.command("pool")
+@click.argument("golden", type=click.Path(path_type=Path))
+@click.option("--retriever", "retrievers", multiple=True,
+              help="A retriever to call and pool (bm25:PATH, dense:PATH, http(s)://URL, ...); repeatable.")
+@click.option("--run", "runs", type=click.Path(path_type=Path), multiple=True,
+              help="A run file (ragauge JSONL or TREC) to pool; repeatable.")
+@click.option("--depth", type=int, default=10, show_default=True, help="Documents pooled from each system.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Pool file to write (JSONL).")
+@click.option("--fetch", type=int, help="Hits asked of each retriever (default: twice --depth, at least 20).")
+@click.option("--concurrency", type=int, default=8, show_default=True, help="Calls in flight at once.")
+@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per call.")
+@click.option("--retries", type=int, default=3, show_default=True, help="Extra attempts for transient failures.")
+@click.option("--doc-id-key", help="Metadata key holding the document id in framework objects.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path),
+              help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path).")
+@click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
+@click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The summary's format.")
+def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ...], depth: int, output: Path,
+                 fetch: int | None, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
+                 config_path: Path | None, doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str) -> None:
+    """Pool the top documents of several retrievers and runs for judging.
+
+    For each question: the union of every system's first --depth documents (chunk hits folded
+    into documents, as the metrics count them), minus the documents it already judges (any
+    grade, 0 included), with the systems that returned each and at what rank. GOLDEN may be a
+    golden set or a candidates file from 'golden add' (null "relevant"; rejected ones skipped).
+    The summary says, per question and overall, how many candidates came from how many systems.
+
+    \b
+    Examples:
+      ragauge golden pool golden.jsonl --retriever bm25:corpus.jsonl --run runs/dense.jsonl --depth 10 -o pool.jsonl
+      ragauge golden pool candidates.jsonl --run runs/a.jsonl --run runs/b.jsonl -o pool.jsonl
+    """
+    from ragauge.cli.options import write_output
+    from ragauge.config import retriever_config
+    from ragauge.core.jsonl import dumps
+    from ragauge.curation.pool import pool_golden, render_pool_text
+    from ragauge.redact import redact
+    from ragauge.retrieve.executor import Progress, terminal_progress
+
+    def progress(name: str) -> Progress:
+        return Progress(on_result=terminal_progress(redact(name).split("?")[0]))
+
+    result = pool_golden(golden, retrievers=list(retrievers), runs=[str(r) for r in runs], output=output,
+                         depth=depth, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
+                         doc_id_key=doc_id_key, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
+                         config=retriever_config(config_path) if retrievers else None, progress=progress)
+    write_output(dumps(result.to_dict(), indent=2) + "\n" if fmt == "json" else render_pool_text(result), None)
+    click.echo(f"wrote the pool of {len(result.pool.questions)} questions to {terminal(output)}", err=True)

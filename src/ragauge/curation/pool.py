@@ -1,0 +1,260 @@
+"""``ragauge golden pool``: pool several systems' top documents for judging (see :mod:`ragauge.data.pool`).
+
+For each question of a golden set (or of a candidates file from ``golden add``, whose ``relevant``
+is still null), the candidates are the union of the first ``depth`` documents of every system,
+counted after chunk folding as the metrics count them, minus every document the question already
+judges (any grade, 0 included). Systems are retrievers, called here through the executor of
+``ragauge run`` (concurrency, timeouts, retries), and run files. A system that fails on a question
+or lacks it is not counted as having answered it, and the report says so.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragauge.core.numbers import COUNT, check_number
+from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
+from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem
+from ragauge.data.run import Run
+from ragauge.errors import InputError, where
+
+DEFAULT_DEPTH = 10
+REJECTED = "rejected"
+SHOWN = 10  # question ids listed in a note
+
+ProgressFactory = Callable[[str], Any]
+"""Given a retriever's name, a ``ragauge.retrieve.executor.Progress`` for its calls (or None)."""
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    """A pool and what happened while making it: ``notes`` says, per system, which questions it
+    lacked or failed on; ``skipped`` counts candidates marked ``"status": "rejected"``, left out."""
+
+    pool: Pool
+    notes: tuple[str, ...] = ()
+    skipped: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary: per question and overall, how many candidates came from how many systems."""
+        return {
+            "version": 1, "depth": self.pool.depth, "systems": [s.to_dict() for s in self.pool.systems],
+            "questions": len(self.pool.questions), "candidates": self.pool.candidates,
+            "by_systems": {str(n): c for n, c in self.pool.by_systems().items()},
+            "judged_in_pool": sum(_judged_in_pool(q, self.pool.depth) for q in self.pool.questions),
+            "skipped_rejected": self.skipped, "notes": list(self.notes),
+            "per_question": [{"id": q.id, "candidates": len(q.candidates),
+                              "by_systems": {str(n): c for n, c in q.by_systems().items()},
+                              "judged_in_pool": _judged_in_pool(q, self.pool.depth), "systems": len(q.systems)}
+                             for q in self.pool.questions],
+        }
+
+
+def _judged_in_pool(q: PooledQuestion, depth: int) -> int:
+    return sum(j.within(depth) for j in q.judged)
+
+
+# --- questions --------------------------------------------------------------------------------------
+
+def pool_questions(golden: Any) -> tuple[GoldenSet, int]:
+    """The questions to pool and how many rejected candidates were left out. ``golden`` is a
+    GoldenSet, questions (GoldenQuery or dicts), or the path of a golden set or of a candidates file
+    from ``golden add``: there ``"relevant": null`` reads as nothing judged yet and lines with
+    ``"status": "rejected"`` are skipped. Every line is checked as a golden line (file:line errors)."""
+    if isinstance(golden, GoldenSet):
+        return golden, 0
+    if not isinstance(golden, (str, Path)):
+        from ragauge.formats.golden import as_golden
+
+        return as_golden(golden), 0
+    from ragauge.core.jsonl import read_jsonl
+
+    queries: list[GoldenQuery] = []
+    first: dict[str, int] = {}
+    skipped = 0
+    for number, obj in read_jsonl(golden, what="golden set"):
+        loc = where(golden, number)
+        if obj.get("status") == REJECTED:
+            skipped += 1
+            continue
+        q = parse_golden_line({**obj, "relevant": []} if "relevant" in obj and obj["relevant"] is None else obj, loc)
+        if q.id in first:
+            raise InputError(f"duplicate question id {q.id!r} (first seen on line {first[q.id]})", where=loc,
+                             hint="give every question a unique id")
+        first[q.id] = number
+        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+    if not queries:
+        raise InputError("no question to pool", where=str(golden),
+                         hint="the file is empty or every candidate is rejected")
+    return GoldenSet(tuple(queries), str(golden)), skipped
+
+
+# --- systems ----------------------------------------------------------------------------------------
+
+def _retriever_name(retriever: Any) -> str:
+    if isinstance(retriever, str):
+        from ragauge.redact import redact
+
+        return redact(retriever)
+    if inspect.isfunction(retriever) or inspect.ismethod(retriever):
+        return f"python:{retriever.__module__}:{retriever.__qualname__}"
+    return str(getattr(retriever, "name", None) or type(retriever).__name__)
+
+
+def _run_name(run: Any, index: int) -> str:
+    if isinstance(run, (str, Path)):
+        return str(run)
+    if isinstance(run, Run):
+        return str(run.source or run.meta.get("retriever") or f"run {index}")
+    return f"run {index}"
+
+
+def name_systems(items: Any, kind: str) -> list[tuple[str, Any]]:
+    """``(name, system)`` pairs: a mapping's keys are the names; otherwise a retriever is named by its
+    spec (passwords hidden) or function, a run by its path (or source, or its position)."""
+    if isinstance(items, Mapping):
+        return [(str(k), v) for k, v in items.items()]
+    if isinstance(items, (str, Path)):
+        items = [items]
+    return [(_run_name(v, i) if kind == "run" else _retriever_name(v), v) for i, v in enumerate(items, start=1)]
+
+
+def _systems(golden: GoldenSet, retrievers: list[tuple[str, Any]], runs: list[tuple[str, Any]], *,
+             fetch: int, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
+             config: Mapping[str, Any] | None, progress: ProgressFactory | None) -> list[tuple[PoolSystem, Run]]:
+    from ragauge.formats.runs import as_run
+    from ragauge.retrieve.live import retrieve_all
+
+    out: list[tuple[PoolSystem, Run]] = []
+    for name, run in runs:
+        out.append((PoolSystem(name, "run"), as_run(run)))
+    for name, retriever in retrievers:
+        done = retrieve_all(golden, retriever, None, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                            retries=retries, on_error="zero", doc_id_key=doc_id_key, config=config,
+                            progress=progress(name) if progress is not None else None)
+        out.append((PoolSystem(name, "retriever"), done.run))
+    names = [s.name for s, _ in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"system {twice[0]!r} is given twice", hint="pool each retriever and run once")
+    return out
+
+
+# --- the pool ---------------------------------------------------------------------------------------
+
+def build_pool(golden: GoldenSet, systems: Sequence[tuple[PoolSystem, Run]], depth: int = DEFAULT_DEPTH, *,
+               doc_id_sep: str | None = None, doc_id_pattern: str | None = None) -> tuple[Pool, list[str]]:
+    """The pool of ``systems`` (name and run each) over ``golden`` at ``depth``, and a note per system
+    that lacks or failed on questions. Pure: no file, no network. InputError when a system answers
+    none of the questions (a run of another golden set?)."""
+    from ragauge._version import __version__
+    from ragauge.evaluation.docids import doc_id_rule
+    from ragauge.evaluation.topdocs import top_documents
+
+    depth = int(check_number(depth, "--depth (documents pooled per system)", COUNT))
+    if not systems:
+        raise InputError("nothing to pool", hint="give at least one --retriever SPEC or --run RUN")
+    ids = [q.id for q in golden]
+    watch = {q.id: list(q.relevant) for q in golden}
+    notes: list[str] = []
+    tops = []
+    for system, run in systems:
+        top = top_documents(run, ids, depth, watch=watch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+        if not top.answered:
+            raise InputError(f"{system.name} answers none of the {len(ids)} questions", where=run.source,
+                             hint="is it a run of this golden set? (question ids must match)")
+        failed = [q for q in ids if q in run.errors]
+        missing = [q for q in ids if q not in top.answered and q not in run.errors]
+        for what, qids in (("failed on", failed), ("lacks", missing)):
+            if qids:
+                more = f" (+{len(qids) - SHOWN} more)" if len(qids) > SHOWN else ""
+                notes.append(f"{system.name} {what} {len(qids)} question(s), pooled without it: "
+                             f"{', '.join(qids[:SHOWN])}{more}")
+        tops.append((system.name, top))
+    questions = []
+    for q in golden:
+        candidates: dict[str, dict[str, int]] = {}
+        for name, top in tops:
+            for rank, doc in enumerate(top.top[q.id], start=1):
+                if doc not in q.relevant:
+                    candidates.setdefault(doc, {})[name] = rank
+        ordered = sorted((PoolDocument(doc, ranks) for doc, ranks in candidates.items()),
+                         key=lambda c: (c.best_rank, -len(c.ranks), c.doc_id))
+        judged = tuple(PoolDocument(doc, {name: top.ranks[q.id][doc] for name, top in tops
+                                          if doc in top.ranks.get(q.id, {})}, grade)
+                       for doc, grade in q.relevant.items())
+        answered = tuple(name for name, top in tops if q.id in top.answered)
+        questions.append(PooledQuestion(q.id, q.query, tuple(ordered), judged, answered, q.tags))
+    meta = {"path": golden.source, "hash": golden.content_hash, "questions": len(golden)}
+    pool = Pool(depth, tuple(s for s, _ in systems), tuple(questions), doc_id_rule(doc_id_sep, doc_id_pattern),
+                meta, __version__)
+    return pool, notes
+
+
+def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = (),
+                runs: Sequence[Any] | Mapping[str, Any] = (), output: str | Path | None = None,
+                depth: int = DEFAULT_DEPTH, fetch: int | None = None, concurrency: int = 8, timeout: float = 30.0,
+                retries: int = 3, doc_id_key: str | None = None, doc_id_sep: str | None = None,
+                doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
+                progress: ProgressFactory | None = None) -> PoolResult:
+    """Pool the top ``depth`` documents of ``retrievers`` (spec strings, functions ``fn(query, n)`` or
+    adapters; a mapping gives them names) and ``runs`` (run files, Runs or ``{qid: [doc, ...]}``) for
+    every question of ``golden`` (a golden set or candidates file, see :func:`pool_questions`), minus
+    what each question already judges; write the pool file to ``output`` when given (atomically).
+
+    Retrievers are asked for ``fetch`` hits (default: twice ``depth``, at least 20, so that chunk hits
+    folded into documents still leave ``depth`` documents); a call that still fails after ``retries``
+    leaves that retriever out of the question, and the result's notes say so."""
+    golden_set, skipped = pool_questions(golden)
+    depth = int(check_number(depth, "--depth (documents pooled per system)", COUNT))
+    fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, "--fetch", COUNT))
+    if fetch < depth:
+        raise InputError(f"--fetch {fetch} is below --depth {depth}: a retriever could not fill the pool",
+                         hint=f"ask for at least {depth} hits (--fetch {2 * depth})")
+    named_runs = name_systems(runs, "run")
+    named_retrievers = name_systems(retrievers, "retriever")
+    if not named_runs and not named_retrievers:
+        raise InputError("nothing to pool", hint="give at least one --retriever SPEC or --run RUN")
+    systems = _systems(golden_set, named_retrievers, named_runs, fetch=fetch, concurrency=concurrency,
+                       timeout=timeout, retries=retries, doc_id_key=doc_id_key, config=config, progress=progress)
+    pool, notes = build_pool(golden_set, systems, depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    if output is not None:
+        from ragauge.formats.pool import write_pool
+
+        write_pool(pool, output)
+    return PoolResult(pool, tuple(notes), skipped)
+
+
+def render_pool_text(result: PoolResult, *, per_question: bool = True) -> str:
+    """The summary for a terminal: overall and per question, how many candidates came from how many
+    systems; the notes. Names and ids go through :func:`ragauge.core.escape.terminal`."""
+    from ragauge.core.escape import terminal as t
+    from ragauge.reports.table import text_table
+
+    pool = result.pool
+    n = len(pool.systems)
+    by = pool.by_systems()
+    split = ", ".join(f"{c} from {k} system{'s' if k != 1 else ''}" for k, c in by.items())
+    judged = sum(_judged_in_pool(q, pool.depth) for q in pool.questions)
+    out = [f"pooled {n} system{'s' if n != 1 else ''} at depth {pool.depth} over {len(pool.questions)} questions: "
+           f"{pool.candidates} candidate{'s' if pool.candidates != 1 else ''} to judge"
+           + (f" ({split})" if split else "")
+           + f"; {judged} already-judged document{'s' if judged != 1 else ''} in the pool left out"]
+    out += [f"  {t(s.name)} ({s.kind}): answered {sum(s.name in q.systems for q in pool.questions)}"
+            for s in pool.systems]
+    if result.skipped:
+        out.append(f"  {result.skipped} rejected candidate(s) skipped")
+    empty = [q.id for q in pool.questions if not q.candidates]
+    if empty:
+        out.append(f"  {len(empty)} question(s) with no candidate: every pooled document is judged")
+    out += [f"NOTE: {t(note)}" for note in result.notes]
+    if per_question and pool.questions:
+        header = ["question", "candidates", *[f"from {k}" for k in range(1, n + 1)], "judged in pool"]
+        rows = [[t(q.id), str(len(q.candidates)), *[str(q.by_systems().get(k, 0)) for k in range(1, n + 1)],
+                 str(_judged_in_pool(q, pool.depth))] for q in pool.questions]
+        out += ["", *text_table(header, rows)]
+    return "\n".join(out) + "\n"

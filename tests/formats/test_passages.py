@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragauge.errors import InputError
+from ragauge.formats.passages import Draft, PassageIndex, passage_id, question_id, resolve
+
+DOCS = [("a", "The VPN  certificate\nexpires yearly. Renew it in the portal."), ("b", "Printers: E-301 is a jam."),
+        ("c", "Renew it in the portal.")]
+
+
+def test_ids_hash_the_whitespace_normalised_text() -> None:
+    assert passage_id("  Renew it\n in the portal. ") == passage_id("Renew it in the portal.")
+    assert passage_id("x") == "ctx-" + hashlib.sha256(b"x").hexdigest()[:16]
+    assert passage_id("Renew") != passage_id("renew")  # case is kept
+    assert question_id("ragas", "How?") == "ragas-" + hashlib.sha256(b"How?").hexdigest()[:10]
+
+
+def test_the_index_finds_documents_equal_to_or_containing_a_passage() -> None:
+    index = PassageIndex(DOCS)
+    assert index.find("certificate expires yearly.") == ["a"]
+    assert index.find("Renew it in the portal.") == ["a", "c"]
+    assert index.find("Printers: E-301 is a jam.") == ["b"]
+    assert index.find("jam. Renew") == []  # never across two documents
+    assert index.find("   ") == []
+
+
+@given(st.lists(st.text(alphabet="ab \n", max_size=12), min_size=1, max_size=6), st.text(alphabet="ab \n", max_size=5))
+def test_find_agrees_with_a_plain_substring_search(texts: list[str], passage: str) -> None:
+    docs = [(f"d{i}", t) for i, t in enumerate(texts)]
+    norm = " ".join(passage.split())
+    expected = [d for d, t in docs if norm and norm in " ".join(t.split())]
+    assert PassageIndex(docs).find(passage) == expected
+
+
+def test_resolve_by_corpus_labels_every_containing_document_and_notes_it() -> None:
+    drafts = [Draft("q1", "renew?", "f:1", {}, ("Renew it in the portal.", "certificate expires")),
+              Draft("q2", "jam?", "f:2", {"known": 2}, ("E-301 is a jam.",))]
+    got = resolve(drafts, PassageIndex(DOCS))
+    assert [dict(q.relevant) for q in got.queries] == [{"a": 1, "c": 1}, {"known": 2, "b": 1}]
+    assert got.corpus_rows == () and len(got.notes) == 1 and "f:1: a, c" in got.notes[0]
+
+
+def test_resolve_refuses_passages_in_no_document_naming_their_lines() -> None:
+    drafts = [Draft("q1", "?", "f:3", {}, ("nowhere",)), Draft("q2", "?", "f:7", {}, ("also nowhere",))]
+    with pytest.raises(InputError) as err:
+        resolve(drafts, PassageIndex(DOCS))
+    assert err.value.where == "f:3" and "(and 1 more: f:7)" in err.value.message
+
+
+def test_resolve_by_hash_says_so_loudly_and_gives_corpus_rows() -> None:
+    drafts = [Draft("q1", "?", "f:1", {}, ("alpha", "beta")), Draft("q2", "?", "f:2", {}, ("alpha",))]
+    got = resolve(drafts, None, what="context", source="the ragas file")
+    assert [sorted(q.relevant) for q in got.queries] == [sorted([passage_id("alpha"), passage_id("beta")]),
+                                                         [passage_id("alpha")]]
+    assert got.corpus_rows == ((passage_id("alpha"), "alpha"), (passage_id("beta"), "beta"))
+    assert got.notes[0].startswith("the ragas file labels questions with the text of 3 context(s), not document ids: "
+                                   "each distinct one (2) got a content-hash id")
+
+
+def test_an_empty_passage_is_refused() -> None:
+    with pytest.raises(InputError, match="an empty context") as err:
+        resolve([Draft("q1", "?", "f:4", {}, (" \n",))])
+    assert err.value.where == "f:4"
