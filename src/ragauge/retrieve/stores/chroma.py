@@ -77,7 +77,8 @@ def classify(exc: Exception, target: StoreTarget, *, opening: bool) -> Exception
                           hint="set ?token= to a token for this server")
     if isinstance(exc, (errors.RateLimitError, errors.InternalError)):
         return RetryableError(f"{target.who}: {text}")
-    if type(exc).__module__.startswith("httpx") or isinstance(exc, (ConnectionError, TimeoutError)):
+    unreachable = "could not connect" in text.lower()  # HttpClient's own check, a ValueError
+    if unreachable or type(exc).__module__.startswith("httpx") or isinstance(exc, (ConnectionError, TimeoutError)):
         if opening:
             return InputError(f"{target.who}: cannot reach the server ({text})",
                               hint="is Chroma running there? check the host and port of the URL")
@@ -118,7 +119,7 @@ def connect(target: StoreTarget, *, create: bool = False) -> Any:
 def space_of(collection: Any) -> str:
     """The collection's distance space: its configuration's, else the legacy ``hnsw:space``
     metadata, else Chroma's default (l2)."""
-    config = getattr(collection, "configuration", None) or {}
+    config = getattr(collection, "configuration_json", None) or {}  # .configuration warns for embedding_function=None
     hnsw = config.get("hnsw") if isinstance(config, dict) else None
     space = (hnsw or {}).get("space") if isinstance(hnsw, dict) else None
     space = space or (collection.metadata or {}).get("hnsw:space") or "l2"
