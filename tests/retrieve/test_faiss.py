@@ -43,6 +43,16 @@ def test_the_golden_set_scores_as_the_exact_ranking_does(flat: Path) -> None:
     assert_scores_like_exact(f"faiss:{flat}", Exact(sections()))
 
 
+def test_concurrent_searches_agree_with_serial_ones(flat: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    retriever = open_retriever(f"faiss:{flat}")
+    assert not hasattr(retriever, "max_concurrency")  # FAISS CPU indexes take concurrent searches
+    serial = [retriever.search(q, 10).hits for q in questions()]
+    with ThreadPoolExecutor(4) as workers:
+        assert list(workers.map(lambda q: retriever.search(q, 10).hits, questions())) == serial
+
+
 def test_documents_and_fingerprint(flat: Path, tmp_path: Path) -> None:
     retriever = open_retriever(f"faiss:{flat}")
     assert retriever.documents() == {p.doc_id for p in sections()}
