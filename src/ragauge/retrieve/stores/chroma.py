@@ -18,7 +18,7 @@ such limit. Server mode is not tested here (no server runs in the test suite).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -207,7 +207,7 @@ def open(spec: str, options: RetrieverOptions) -> ChromaRetriever:  # noqa: A001
 
 def load_chroma(target: str, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
                 collection: str = "chunks", chunking: Chunking | None = None, recreate: bool = False,
-                batch_size: int = 256, progress: Any = None) -> IndexResult:
+                batch_size: int = 256, progress: Callable[[int], None] | None = None) -> IndexResult:
     """Embed ``corpus`` (a corpus path cut by ``chunking``, or passages) and load it into a new
     cosine ``collection`` at ``target``, a local folder (created when missing) or a server URL
     (``?token=&tenant=&database=``): record ids are the chunk ids (else the doc ids), metadata

@@ -104,13 +104,13 @@ def parse_target(spec: str, scheme: str, defaults: Mapping[str, str], options: R
     return StoreTarget(scheme, location, redact(location, secrets), shown_spec, merged, frozenset(settings), secrets)
 
 
-def existing_path(target: StoreTarget, path: str | Path, what: str) -> Path:
+def existing_path(target: StoreTarget, path: str | Path, what: str, hint: str | None = None) -> Path:
     """``path`` when it exists; else InputError saying how to build one (libraries would create an
     empty store there and search it without complaint)."""
     found = Path(path)
     if not found.exists():
-        raise InputError(f"{target.scheme}: {what} not found", where=str(found),
-                         hint=f"check the path, or index a corpus there: ragauge index {target.scheme} CORPUS {found}")
+        raise InputError(f"{target.scheme}: {what} not found", where=str(found), hint=hint or (
+            f"check the path, or index a corpus there: ragauge index {target.scheme} CORPUS {found}"))
     return found
 
 

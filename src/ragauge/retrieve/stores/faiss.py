@@ -24,7 +24,7 @@ limit is set.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +129,8 @@ class FaissRetriever(StoreRetriever):
             reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
             raise InputError(f"{target.who}: not a FAISS index ({reason[-160:]})",
                              hint="name a file written by faiss.write_index") from None
-        id_file = existing_path(target, ids_path(path, target.options["ids"]), "id map (?ids=)")
+        id_file = existing_path(target, ids_path(path, target.options["ids"]), "id map (?ids=)",
+                                hint="name the id map written with the index: ?ids=FILE (JSONL or JSON)")
         self.ids, header = read_id_map(id_file)
         self.id_file = str(id_file)
         if len(self.ids) != self.index.ntotal:
@@ -182,7 +183,8 @@ def open(spec: str, options: RetrieverOptions) -> FaissRetriever:  # noqa: A001
 
 def load_faiss(target: str | Path, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
                ids: str | Path | None = None, index: str = "auto", chunking: Chunking | None = None,
-               recreate: bool = False, batch_size: int = 256, progress: Any = None) -> IndexResult:
+               recreate: bool = False, batch_size: int = 256,
+               progress: Callable[[int], None] | None = None) -> IndexResult:
     """Embed ``corpus`` (a corpus path cut by ``chunking``, or passages) into a new inner-product
     FAISS index written to ``target``, and its id map (JSONL, the record first) to ``ids`` (default:
     see ``ids_path``). ``index``: "none" (``IndexFlatIP``, exact), "hnsw" (``IndexHNSWFlat``, M=32,

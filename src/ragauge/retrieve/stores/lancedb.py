@@ -16,7 +16,7 @@ are safe (the synchronous API hands each call to LanceDB's own event loop) and p
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +169,7 @@ def open(spec: str, options: RetrieverOptions) -> LanceRetriever:  # noqa: A001
 
 def load_lancedb(target: str | Path, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
                  table: str = "chunks", chunking: Chunking | None = None, recreate: bool = False,
-                 batch_size: int = 256, progress: Any = None) -> IndexResult:
+                 batch_size: int = 256, progress: Callable[[int], None] | None = None) -> IndexResult:
     """Embed ``corpus`` (a corpus path cut by ``chunking``, or passages) and write it as a new
     ``table`` (doc_id, chunk_id, text, vector) in the LanceDB folder ``target`` (created when
     missing), the embedder recorded in the Arrow schema's metadata. The table is written in one

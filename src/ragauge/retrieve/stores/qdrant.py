@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -240,7 +240,7 @@ def open(spec: str, options: RetrieverOptions) -> QdrantRetriever:  # noqa: A001
 
 def load_qdrant(target: str, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
                 collection: str = "chunks", chunking: Chunking | None = None, recreate: bool = False,
-                batch_size: int = 256, progress: Any = None) -> IndexResult:
+                batch_size: int = 256, progress: Callable[[int], None] | None = None) -> IndexResult:
     """Embed ``corpus`` (a corpus path cut by ``chunking``, or passages) and load it into a new
     cosine ``collection`` (payload: doc_id, chunk_id, text) at ``target``, a local folder (created
     when missing) or a server URL (``?api_key=`` or $QDRANT_API_KEY), recording the embedder in the

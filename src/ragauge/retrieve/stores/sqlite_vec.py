@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,7 @@ def open(spec: str, options: RetrieverOptions) -> SqliteVecRetriever:  # noqa: A
 
 def load_sqlite_vec(target: str | Path, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
                     table: str = "chunks", chunking: Chunking | None = None, recreate: bool = False,
-                    batch_size: int = 256, progress: Any = None) -> IndexResult:
+                    batch_size: int = 256, progress: Callable[[int], None] | None = None) -> IndexResult:
     """Embed ``corpus`` (a corpus path cut by ``chunking``, or passages) into a new vec0 table
     (``embedding float[N] distance_metric=cosine``, auxiliary columns doc_id, chunk_id, text) in the
     SQLite file ``target`` (created when missing), recording the embedder in ``ragauge_indexes``,
