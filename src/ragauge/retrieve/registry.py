@@ -20,6 +20,11 @@ ADAPTERS: dict[str, str] = {
     "dense": "ragauge.retrieve.dense",
     "hybrid": "ragauge.retrieve.hybrid",
     "pgvector": "ragauge.retrieve.pgvector",
+    "qdrant": "ragauge.retrieve.stores.qdrant",
+    "chroma": "ragauge.retrieve.stores.chroma",
+    "lancedb": "ragauge.retrieve.stores.lancedb",
+    "faiss": "ragauge.retrieve.stores.faiss",
+    "sqlite-vec": "ragauge.retrieve.stores.sqlite_vec",
 }
 
 
