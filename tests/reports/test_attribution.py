@@ -61,6 +61,9 @@ def test_an_unknown_format_is_refused() -> None:
 
 
 def attribution(t: list[str]) -> Attribution:
+    t = [*t[:2], t[2].strip(), *t[3:6], t[6].strip(), *t[7:]]
+    # tags (t[2], t[6]) without outer spaces: a tag's leading space indents its table row, as in every
+    # text table; that is cosmetic (the row cannot start a line of its own) and would upset the line count
     rows = (Linked(t[0], (t[2],), FOUND_GOOD, 1, "good", None, t[3]),
             Linked(t[1], (t[2], t[6]), MISSED_BAD, None, "bad", 0.25, t[4]),
             Linked(t[5], (t[6],), FOUND_BAD, 2, "bad", None, t[3]),
