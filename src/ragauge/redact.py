@@ -12,7 +12,8 @@ What it hides (each replaced by ``***``):
 - the value of a URL query parameter whose name looks secret (``?api_key=...``, ``&token=...``;
   see ``SECRET_NAME``), up to the next ``&`` or whitespace;
 - the value of a libpq ``key=value`` setting whose name looks secret (``password=...``), either
-  ``'quoted'`` (with ``\\'`` escapes) or up to the next whitespace;
+  ``'quoted'`` (with ``\\'`` escapes; also as Python's repr shows it, ``\\'...\\'``) or up to the
+  next whitespace;
 - a JSON member whose name looks secret (``"api_key": "..."``) and an ``Authorization`` scheme's
   credentials (``Bearer ...``, ``Basic ...``);
 - every known secret value passed in ``secrets`` wherever it appears (a server's 4xx body that
@@ -46,7 +47,7 @@ _NS = r"[^ \t\n\r\f\v]"  # not ASCII whitespace: a password may hold a no-break 
 _USERINFO = re.compile(rf"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@]*:)(?P<secret>{_NS}*)(?=@)")
 _QUERY = re.compile(rf"(?P<head>[?&;](?i:{SECRET_NAME})=)(?P<secret>[^& \t\n\r\f\v]*)")
 _SETTING = re.compile(rf"(?P<head>(?<![\w.\-?&;])(?i:{SECRET_NAME})\s*=\s*)"
-                      rf"""(?P<secret>'(?:\\.|.)*?'(?=\s|$)|{_NS}*)""")
+                      rf"""(?P<secret>'(?:\\.|[^'])*'(?=\s|$)|\\'(?:(?!\\').)*\\'|{_NS}*)""")
 _JSON = re.compile(rf"(?P<head>\"(?i:{SECRET_NAME})\"\s*:\s*\")(?P<secret>.*?)(?=(?<!\\)\"\s*[,}}\]]|$)", re.M)
 _AUTH = re.compile(r"(?P<head>\b(?i:bearer)\s+|"
                    r"\b(?i:authorization)\s*:\s*(?!(?i:bearer)\s)(?:(?i:basic|digest|token)\s+)?)"
@@ -72,8 +73,8 @@ def find_secrets(text: str) -> list[str]:
     for pattern in _PATTERNS:
         for m in pattern.finditer(text):
             value = m.group("secret")
-            if value.startswith("'") and pattern is _SETTING:
-                value = value.strip("'")
+            if value.lstrip("\\").startswith("'") and pattern is _SETTING:
+                value = value.strip("\\'")
             found += [value, unquote(value)]
     return [v for v in dict.fromkeys(found) if v]
 
