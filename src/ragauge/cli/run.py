@@ -29,7 +29,7 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False, shard: str | None = None) -> Any:
+            resume: bool = False, shard: str | None = None, ray: Any = None) -> Any:
     """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
     abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
     from ragauge.config import retriever_config
@@ -41,7 +41,7 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     try:
         done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                             retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                            config=retriever_config(config_path), progress=progress, shard=shard)
+                            config=retriever_config(config_path), progress=progress, shard=shard, ray=ray)
     except RunInterrupted as stop:
         click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
@@ -66,9 +66,14 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: finished questions are not called again.")
 @click.option("--shard", help="Call only shard I/N of the questions (stable by question id); join the shard "
                               "files with: ragauge run merge SHARD... -o RUN.")
+@click.option("--executor", type=click.Choice(["threads", "ray"]), default="threads", show_default=True,
+              help="Where the calls run: local threads, or Ray actors (pip install 'ragauge[ray]').")
+@click.option("--address", help="With --executor ray: a running cluster (auto, ray://host:10001); default: a local "
+                                "Ray started for this run.")
+@click.option("--ray-workers", type=int, help="With --executor ray: retriever actors (default: one per CPU).")
 def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: float, retries: int, on_error: str,
                 doc_id_key: str | None, config_path: Path | None, output: Path, resume: bool,
-                shard: str | None) -> None:
+                shard: str | None, executor: str, address: str | None, ray_workers: int | None) -> None:
     """Call a retriever for every golden question and write a run file.
 
     Writes are streamed and flushed per question, so an interrupted run leaves a valid file;
@@ -85,10 +90,18 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
       ragauge run golden.jsonl --retriever bm25:corpus.jsonl -o runs/bm25.jsonl
       ragauge run golden.jsonl --retriever https://search.internal/api/search --concurrency 16 -o runs/prod.jsonl
       ragauge run golden.jsonl --retriever URL --shard 2/4 -o runs/prod.2.jsonl
+      ragauge run golden.jsonl --retriever python:app.rag:search --executor ray --address auto -o runs/x.jsonl
       ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl runs/prod.3.jsonl runs/prod.4.jsonl -o runs/prod.jsonl
     """
+    from ragauge.errors import InputError
+    from ragauge.retrieve.ray_workers import RaySetup
+
+    if executor != "ray" and (address or ray_workers):
+        raise InputError("--address and --ray-workers need --executor ray")
+    ray = RaySetup(address, ray_workers) if executor == "ray" else None
     done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
-                   on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard)
+                   on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard,
+                   ray=ray)
     click.echo(f"wrote {len(done.run.queries)} questions to {output}", err=True)
 
 

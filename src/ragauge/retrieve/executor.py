@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ragauge._version import __version__
 from ragauge.core.files import atomic_write, atomic_writer, write_error
@@ -25,9 +25,12 @@ from ragauge.data.run import QueryResult, Run
 from ragauge.errors import InputError, RagaugeError
 from ragauge.formats.runs import read_run_jsonl, run_line
 from ragauge.redact import redact
-from ragauge.retrieve.base import Retriever, RetryableError, check_answer
+from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
 from ragauge.retrieve.resume import check_resumable, identity
 from ragauge.retrieve.workers import Workers
+
+if TYPE_CHECKING:
+    from ragauge.retrieve.ray_workers import RaySetup, RayWorkers
 
 ON_ERROR = ("zero", "skip", "fail")
 GRACE = 2.0
@@ -180,6 +183,7 @@ def run_retriever(
     resume: bool = False,
     progress: Progress | None = None,
     shard: Mapping[str, Any] | None = None,
+    ray: tuple[str, RetrieverOptions, RaySetup] | None = None,
 ) -> Run:
     """Call ``retriever`` for every golden question and return the run.
 
@@ -191,7 +195,9 @@ def run_retriever(
     recorded with its error and no latency; with ``on_error="fail"`` the run stops there.
 
     ``shard`` (``data.shard.Shard.describe``) says that ``golden`` is one shard of a larger set;
-    it is recorded in ``_meta`` and is part of what ``resume`` must match.
+    it is recorded in ``_meta`` and is part of what ``resume`` must match. ``ray`` (the spec, its
+    options and the Ray setup) answers the questions on Ray actors instead of local threads
+    (``ray_workers``); everything else stays here.
 
     Raises RetrieverDown (after writing the file) when every question failed, RunInterrupted on
     Ctrl-C (after waiting ``options.grace`` seconds for calls in flight; a second Ctrl-C stops at
@@ -236,9 +242,15 @@ def run_retriever(
 
     rng = random.Random(options.seed)
     lock = threading.Lock()
-    n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
-    workers: Workers[GoldenQuery, QueryResult] = Workers(
-        n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
+    workers: Workers[GoldenQuery, QueryResult] | RayWorkers
+    if ray is not None:
+        from ragauge.retrieve.ray_workers import RayWorkers
+
+        workers = RayWorkers(*ray[:2], options, ray[2])
+        n_workers = workers.slots
+    else:
+        n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
+        workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
     queue_ = iter(todo)
     in_flight = 0
     try:
@@ -276,7 +288,7 @@ def run_retriever(
     return run
 
 
-def _grace(workers: Workers[GoldenQuery, QueryResult], in_flight: int, grace: float,
+def _grace(workers: Workers[GoldenQuery, QueryResult] | RayWorkers, in_flight: int, grace: float,
            record: Callable[[QueryResult], None]) -> tuple[int, bool]:
     """After the first Ctrl-C: record the answers of calls in flight that finish within ``grace``
     seconds. Returns how many calls were still running, and whether a second Ctrl-C cut it short."""

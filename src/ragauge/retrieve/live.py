@@ -22,6 +22,7 @@ from ragauge.metrics.spec import MetricSpec
 from ragauge.retrieve.base import Retriever, RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, Progress
 from ragauge.retrieve.executor import run_retriever as execute
+from ragauge.retrieve.ray_workers import RaySetup
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,13 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
 def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
                  concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
                  resume: bool = False, doc_id_key: str | None = None, config: Mapping[str, Any] | None = None,
-                 progress: Progress | None = None, shard: str | Shard | None = None) -> Retrieval:
+                 progress: Progress | None = None, shard: str | Shard | None = None,
+                 ray: RaySetup | None = None) -> Retrieval:
     """Call ``retriever`` once per question of ``golden`` (see :func:`run_retriever`), keeping what
     the CLI needs besides the run: the index's document ids and the abandoned calls. With a
-    ``shard`` ("I/N"), only that shard's questions (``data.shard``)."""
+    ``shard`` ("I/N"), only that shard's questions (``data.shard``). With ``ray`` (a
+    ``RaySetup``), the calls run on Ray actors, each opening the retriever from its spec (so the
+    retriever must be a spec string)."""
     golden_set = as_golden(golden)
     described = None
     if shard is not None:
@@ -71,11 +75,17 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
         whole, golden_set = golden_set, part.select(golden_set)
         described = part.describe(whole, golden_set)
     options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
-    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
-                                                           config=dict(config or {})))
+    retriever_options = RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=dict(config or {}))
+    if ray is not None and not isinstance(retriever, str):
+        from ragauge.errors import InputError
+
+        raise InputError("--executor ray needs the retriever as a spec string (each Ray worker opens its own)",
+                         hint="e.g. bm25:corpus.jsonl, https://..., or python:package.module:function")
+    adapter, opened = open_any(retriever, retriever_options)
     try:
         run = execute(golden_set, adapter, Path(output) if output is not None else None, options, resume=resume,
-                      progress=progress, shard=described)
+                      progress=progress, shard=described,
+                      ray=(retriever, retriever_options, ray) if ray is not None else None)
         documents = adapter.documents()
     finally:
         if opened:
@@ -86,7 +96,8 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
 def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
                   concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
                   resume: bool = False, doc_id_key: str | None = None,
-                  config: Mapping[str, Any] | None = None, shard: str | Shard | None = None) -> Run:
+                  config: Mapping[str, Any] | None = None, shard: str | Shard | None = None,
+                  ray: RaySetup | None = None) -> Run:
     """Ask ``retriever`` (a spec string, a function ``fn(query, n)`` or an adapter) for ``fetch``
     hits per question of ``golden`` (a GoldenSet, a file or question dicts) and return the run.
 
@@ -97,11 +108,12 @@ def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None,
     and ``resume=True`` continues it, refusing a file made by another retriever, settings, fetch
     depth or golden set. ``config`` is the ``[retriever]`` table of a ragauge.toml (HTTP headers,
     body, hits path); see ``ragauge.config.retriever_config``. ``shard="I/N"`` calls only that
-    deterministic shard of the questions (join the shards with :func:`ragauge.merge_shards`). Raises
+    deterministic shard of the questions (join the shards with :func:`ragauge.merge_shards`);
+    ``ray=RaySetup(address, workers)`` runs the calls on Ray (``retrieve.ray_workers``). Raises
     InputError when every call failed."""
     return retrieve_all(golden, retriever, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                        config=config, shard=shard).run
+                        config=config, shard=shard, ray=ray).run
 
 
 def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
