@@ -20,6 +20,8 @@ ADAPTERS: dict[str, str] = {
     "dense": "ragauge.retrieve.dense",
     "hybrid": "ragauge.retrieve.hybrid",
     "pgvector": "ragauge.retrieve.pgvector",
+    "elasticsearch": "ragauge.retrieve.elastic",
+    "opensearch": "ragauge.retrieve.elastic",
 }
 
 
