@@ -66,6 +66,13 @@ def test_bm25_sends_the_documented_match_query_and_reads_the_hits(engine: str) -
     assert [(h.doc_id, h.score) for h in got.result("q1").hits] == list(zip(DOCS, [7.2615, 5.1018, 2.0871]))
 
 
+def test_a_raw_api_key_pair_is_sent_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELASTIC_API_KEY", f"{ES_KEY_ID}:{ES_KEY_SECRET}")
+    with contract_server("elasticsearch", ["mapping_text", "search_bm25"]) as server:
+        run(f"elasticsearch:{server['url']}/helpdesk?doc_id=doc_id")
+    assert server["violations"] == [] and server["requests"][0]["headers"]["authorization"] == f"ApiKey {ES_KEY}"
+
+
 def test_the_document_id_defaults_to_the_hit_id() -> None:
     with contract_server("elasticsearch", ["mapping_text", "search_ids_only"]) as server:
         got = run(f"elasticsearch:{server['url']}/helpdesk")

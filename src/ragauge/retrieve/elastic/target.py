@@ -27,8 +27,9 @@ ENGINE_ONLY = {"num_candidates": "elasticsearch", "rank_constant": "elasticsearc
                "api_key_env": "elasticsearch", "ef_search": "opensearch", "search_pipeline": "opensearch"}
 AUTH_ENV = {"elasticsearch": ("ELASTIC_API_KEY", "ELASTIC_USERNAME", "ELASTIC_PASSWORD", "elastic"),
             "opensearch": ("", "OPENSEARCH_USERNAME", "OPENSEARCH_PASSWORD", "admin")}
-"""Per engine: the API key variable (Elasticsearch only), the user and password variables, and the
-user name taken when only the password is set (the engine's built-in superuser)."""
+"""Per engine: the API key variable (Elasticsearch only; the encoded key, or the raw ``id:api_key``
+pair, which is encoded), the user and password variables, and the user name taken when only the
+password is set (the engine's built-in superuser)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ def _auth(engine: str, settings: Mapping[str, str], environ: Mapping[str, str]) 
     password_var = settings.get("password_env", password_var)
     key = environ.get(key_var) if key_var else None
     if key:
+        if ":" in key:  # the raw "id:api_key" pair: the header takes it base64-encoded
+            key = base64.b64encode(key.encode()).decode()
         secrets = [key, *_decoded(key)]
         return Auth(f"ApiKey {key}", f"ApiKey from ${key_var}", tuple(secrets))
     password = environ.get(password_var)
