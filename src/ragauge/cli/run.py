@@ -19,7 +19,9 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Extra attempts for transient failures (exponential backoff with jitter)."),
         click.option("--on-error", type=click.Choice(["zero", "skip", "fail"]), default="zero", show_default=True,
                      help="A question that still fails: scores 0, is left out of the means, or stops the run."),
-        click.option("--doc-id-key", help="Metadata key holding the document id in framework objects."),
+        click.option("--doc-id-key", help="Metadata key holding the document id in LangChain / LlamaIndex / Haystack "
+                                          "objects ('id': the object's own id; default: doc_id, then each "
+                                          "framework's source key)."),
         click.option("--config", "config_path", type=click.Path(path_type=Path),
                      help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path)."),
     ]):

@@ -37,13 +37,21 @@ class Retrieval:
 
 
 def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool]:
-    """An adapter for a spec string (``bm25:corpus.jsonl``, ``http://...``), a plain function
-    ``fn(query, n)`` (sync or async, wrapped like a ``python:`` spec) or an adapter object; and
-    whether it was opened here (then the caller closes it)."""
+    """An adapter for a spec string (``bm25:corpus.jsonl``, ``http://...``), a LangChain / LlamaIndex
+    / Haystack retriever, vector store, index or pipeline (``ragauge.retrieve.frameworks``), a plain
+    function ``fn(query, n)`` (sync or async, wrapped like a ``python:`` spec) or an adapter object;
+    and whether it was opened here (then the caller closes it)."""
     if isinstance(retriever, str):
         from ragauge.retrieve.registry import open_retriever
 
         return open_retriever(retriever, options), True
+    from ragauge.retrieve.frameworks import framework_of, open_framework
+
+    if framework_of(retriever) is not None:  # a LangChain / LlamaIndex / Haystack object
+        kind = type(retriever)
+        wrapped = open_framework(f"python:{kind.__module__}:{kind.__qualname__}", retriever, options)
+        if wrapped is not None:
+            return wrapped, True
     if callable(retriever) and not hasattr(retriever, "search"):
         from ragauge.retrieve.python_callable import PythonRetriever
 
@@ -54,7 +62,8 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
         return retriever, False
     from ragauge.errors import InputError
 
-    raise InputError(f"a retriever must be a spec string, a function (query, n) or an adapter, got "
+    raise InputError(f"a retriever must be a spec string, a function (query, n), a LangChain / LlamaIndex / "
+                     f"Haystack retriever or an adapter, got "
                      f"{type(retriever).__name__}", hint="e.g. retriever='bm25:corpus.jsonl' or retriever=my_search")
 
 

@@ -1,5 +1,10 @@
 """``python:package.module:function`` (or ``python:path/to/file.py:function``): call your own code.
 
+The attribute is one of: a function ``fn(query, n)`` (sync or ``async``); a LangChain, LlamaIndex
+or Haystack retriever, vector store, index or pipeline (wrapped by ``ragauge.retrieve.frameworks``);
+or a factory that takes no arguments and returns one of those (called once, when the spec is
+opened: ``def retriever(): return index.as_retriever()``).
+
 Each call runs in a daemon thread and is given ``--timeout`` seconds: after that the executor
 stops waiting (a TimeoutError, retried like other transient failures) and the call is abandoned,
 since Python cannot stop a running function; ``abandoned`` counts such calls. A module that fails
@@ -33,8 +38,9 @@ def _where_in(exc: BaseException) -> str:
     return f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb is not None else ""
 
 
-def load_callable(target: str) -> Callable[..., Any]:
-    """Import ``module:attr`` or ``file.py:attr`` (the working directory is importable)."""
+def load_object(target: str) -> Any:
+    """Import ``module:attr`` or ``file.py:attr`` (the working directory is importable) and return
+    the attribute; InputError when the module cannot be imported or has no such attribute."""
     module_name, sep, attr = target.rpartition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"python retriever {target!r} must look like package.module:function",
@@ -63,10 +69,37 @@ def load_callable(target: str) -> Callable[..., Any]:
         raise InputError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}{where}",
                          hint=f"fix the module; python -c 'import {Path(module_name).stem}' "
                               "shows the traceback") from None
-    fn: Callable[..., Any] | None = getattr(module, attr, None)
+    missing = object()
+    found = getattr(module, attr, missing)
+    if found is missing:
+        raise InputError(f"{module_name!r} has no attribute {attr!r}")
+    return found
+
+
+def load_callable(target: str) -> Callable[..., Any]:
+    """``load_object`` for a callable attribute (InputError otherwise)."""
+    fn = load_object(target)
     if not callable(fn):
-        raise InputError(f"{module_name!r} has no callable {attr!r}")
-    return fn
+        raise InputError(f"{target.rpartition(':')[0]!r} has no callable {target.rpartition(':')[2]!r}")
+    return fn  # type: ignore[no-any-return]
+
+
+def is_factory(fn: Any) -> bool:
+    """Whether ``fn`` can be called with no arguments and not with ``(query, n)``: then it builds a
+    retriever rather than being one."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: treat it as a search function
+        return False
+    try:
+        sig.bind()
+    except TypeError:
+        return False
+    try:
+        sig.bind("query", 1)
+    except TypeError:
+        return True
+    return False
 
 
 class PythonRetriever(RetrieverBase):
@@ -107,5 +140,47 @@ async def _await(x: Any) -> Any:
     return await x
 
 
-def open(spec: str, options: RetrieverOptions) -> PythonRetriever:  # noqa: A001 - the adapter entry point
-    return PythonRetriever(spec, load_callable(spec.partition(":")[2]), options)
+_KINDS = ("a function (query, n), a LangChain / LlamaIndex / Haystack retriever, or a function of no arguments "
+          "that returns one")
+
+
+def adapt(spec: str, obj: Any, options: RetrieverOptions) -> RetrieverBase:
+    """The retriever for what a ``python:`` spec names: a framework object (wrapped), a factory
+    (called once, its result adapted), or a search function. InputError for anything else."""
+    from ragauge.retrieve.frameworks import open_framework
+
+    target = spec.partition(":")[2]
+    wrapped = open_framework(spec, obj, options)
+    if wrapped is not None:
+        return wrapped
+    if callable(obj) and is_factory(obj):
+        made = _build(obj, target)
+        wrapped = open_framework(spec, made, options)
+        if wrapped is not None:
+            return wrapped
+        if callable(made) and not is_factory(made):
+            return PythonRetriever(spec, made, options)
+        raise InputError(f"{target} takes no arguments, so ragauge called it to build the retriever, but it returned "
+                         f"{type(made).__module__}.{type(made).__qualname__}", hint=f"it must return {_KINDS}")
+    if not callable(obj):
+        raise InputError(f"{target} is a {type(obj).__module__}.{type(obj).__qualname__}, not a retriever",
+                         hint=f"point the spec at {_KINDS}")
+    return PythonRetriever(spec, obj, options)
+
+
+def _build(factory: Callable[..., Any], target: str) -> Any:
+    try:
+        made = factory()
+        if inspect.isawaitable(made):
+            made = asyncio.run(_await(made))
+    except RagaugeError:
+        raise
+    except Exception as exc:  # user code: say where it failed, no traceback
+        raise InputError(f"calling {target}() to build the retriever raised {type(exc).__name__}: {exc}"
+                         f"{_where_in(exc)}",
+                         hint="fix the factory, or point the spec at the retriever itself") from None
+    return made
+
+
+def open(spec: str, options: RetrieverOptions) -> RetrieverBase:  # noqa: A001 - the adapter entry point
+    return adapt(spec, load_object(spec.partition(":")[2]), options)

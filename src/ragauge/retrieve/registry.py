@@ -25,6 +25,8 @@ ADAPTERS: dict[str, str] = {
     "lancedb": "ragauge.retrieve.stores.lancedb",
     "faiss": "ragauge.retrieve.stores.faiss",
     "sqlite-vec": "ragauge.retrieve.stores.sqlite_vec",
+    "elasticsearch": "ragauge.retrieve.elastic",
+    "opensearch": "ragauge.retrieve.elastic",
 }
 
 
