@@ -22,8 +22,9 @@ are dropped and counted.
 
 **The reply** is the model's text with any ``<think>`` block removed; the question is its first line
 that is not a lead-in ("Here is a question:"), without a ``Question:`` label, list marker, quotes or
-Markdown emphasis. A reply with no such line, or one over ``MAX_QUESTION_CHARS`` characters or under
-three words, is *unusable*: the section is listed with the reply and gets no draft.
+Markdown emphasis. A reply whose line does not end in a question mark (``?``, ``？`` or ``؟``: a
+refusal, an answer, a summary), is over ``MAX_QUESTION_CHARS`` characters or under three words, or
+holds no line at all, is *unusable*: the section is listed with the reply and gets no draft.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
 DRAFTER = "the drafting model"
 MIN_WORDS = 25
 MAX_QUESTION_CHARS = 300
+QUESTION_MARKS = ("?", "？", "؟")
 LANGUAGES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
              "nl": "Dutch", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "pl": "Polish",
              "cs": "Czech", "ja": "Japanese", "zh": "Chinese", "ko": "Korean"}
@@ -238,7 +240,7 @@ def read_question(text: str | None) -> str | None:
         line = _LABEL.sub("", raw.strip()).strip().strip(_QUOTES).strip()
         if not line or (line.endswith(":") and not line.endswith("?")):
             continue  # a lead-in such as "Here is a question a user might ask:"
-        if len(line) > MAX_QUESTION_CHARS or len(words(line)) < 3:
+        if len(line) > MAX_QUESTION_CHARS or len(words(line)) < 3 or not line.endswith(QUESTION_MARKS):
             return None
         return line
     return None

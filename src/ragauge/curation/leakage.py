@@ -9,10 +9,11 @@ that run is at least ``LEAK_RUN`` (8) words long, or at least ``LEAK_SHORT_RUN``
 make up at least ``LEAK_SHARE`` (half) of the question's words.
 
 So "What happens during a lockout you cannot log in to the laptop?" against "During a lockout you
-cannot log in to the laptop, email or ..." is flagged (a 9-word run); "How long does an account
-stay locked after wrong passwords?" is not (its longest run, "wrong password", is 2 words, and
-"passwords" is not "password"). Shared phrases shorter than that (a product name, an error code, a
-few words of a heading) are how users ask, and are not flagged.
+cannot log in to the laptop, email or ..." is flagged (a 10-word run); "How long does an account
+stay locked after wrong passwords?" against "Your account is locked for 15 minutes after 10 wrong
+password attempts" is not (no two words in a row are shared: "passwords" is not "password").
+Shorter shared phrases (a product name, an error code, a few words of a heading) are how users ask,
+and are not flagged.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class Leakage:
 
     def to_dict(self) -> dict[str, Any]:
         return {"copied": self.flagged, "run": self.run, "share": round(self.share, 3),
-                **({"words": self.copied} if self.run else {})}
+                **({"phrase": self.copied} if self.run else {})}
 
 
 def words(text: str) -> list[str]:

@@ -195,8 +195,11 @@ class Evaluation:
             for m in metrics:
                 if m in q:
                     _value(q[m], f"queries[{q.get('id')!r}].{m}")
-        by_source = {str(source): {m: _value(v, f"by_source.{source}.{m}", empty=True) for m, v in dict(means).items()}
+        by_source = {source: {m: _value(v, f"by_source.{source}.{m}", empty=True) for m, v in dict(means).items()}
                      for source, means in dict(d.get("by_source") or {}).items()}  # absent before ragauge split them
+        if not set(by_source) <= {"real", "synthetic"}:
+            raise InputError(f"'by_source' holds 'real' and 'synthetic' only, got {sorted(map(str, by_source))}",
+                             hint="pass a file written by 'ragauge eval --format json'")
         result = cls(tuple(metrics), summary, dict(d["by_tag"]),
                      tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
                      tuple(d.get("warnings", [])), dict(d["meta"]),
