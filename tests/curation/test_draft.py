@@ -134,7 +134,9 @@ def test_rate_limits_and_server_errors_are_retried(tmp_path: Path, fail_status: 
 def test_a_section_whose_calls_all_failed_is_listed_and_a_dead_server_stops_early() -> None:
     with openai_server(REPLIES, folder=FOLDER, fail_first=2) as server:
         result = ragauge.draft_golden(CORPUS, DraftOptions(server["url"], "m", retries=1, backoff=0), n=3)
-    assert result.report.failed == 1 and "503" in result.report.unusable[0][1]
+    assert result.report.failed == 1 and "503" in result.report.failures[0][1]
+    assert len(result.drafts) + len(result.report.unusable) == 2  # the other two sections got their replies
+    assert result.report.to_dict()["failed"][0]["section"] == result.report.failures[0][0]
     with openai_server(REPLIES, folder=FOLDER, fail_first=100) as server:
         with pytest.raises(InputError, match="first 3 calls to the drafting model all failed"):
             ragauge.draft_golden(CORPUS, DraftOptions(server["url"], "m", retries=0, backoff=0), n=8)
@@ -170,6 +172,15 @@ def test_the_key_comes_from_the_variable_named(tmp_path: Path) -> None:
             env={"MY_LLM_KEY": KEY, "RAGAUGE_DRAFT_API_KEY": "other-key"})
         assert result.exit_code == 0, result.output
         assert server["headers"][0]["Authorization"] == f"Bearer {KEY}"
+
+
+def test_the_command_defaults_are_the_library_ones() -> None:
+    from ragauge.cli.draft import draft_command
+    from ragauge.curation.draft import DRAFT_KEY_ENV, MIN_WORDS
+
+    defaults = {p.name: p.default for p in draft_command.params}
+    assert defaults["min_words"] == MIN_WORDS and defaults["api_key_env"] == DRAFT_KEY_ENV
+    assert (defaults["n"], defaults["seed"], defaults["per_document"], defaults["language"]) == (100, 0, 1, "en")
 
 
 def test_without_an_endpoint_it_is_a_usage_error_with_a_hint(tmp_path: Path) -> None:

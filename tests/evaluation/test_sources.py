@@ -161,3 +161,13 @@ def test_a_baseline_of_mixed_means_is_not_gated_against_split_ones(tmp_path: Pat
     baseline.write_text(json.dumps(data), encoding="utf-8")
     result = ragauge.gate(golden, run, baseline)
     assert not result.passed and "mean_over" in result.outcomes[0].message
+
+
+def test_a_live_evaluation_splits_and_mixes_too() -> None:
+    def search(query: str, n: int) -> list[str]:
+        return {q["query"]: RUN[q["id"]] for q in REAL + SYNTHETIC}[query]
+
+    split = ragauge.evaluate(REAL + SYNTHETIC, search, k=1)
+    mixed = ragauge.evaluate(REAL + SYNTHETIC, search, k=1, mix_synthetic=True)
+    assert split.summary["hit@1"] == pytest.approx(1 / 3) and mixed.summary["hit@1"] == pytest.approx(3 / 5)
+    assert split.by_source == mixed.by_source

@@ -122,7 +122,8 @@ class DraftReport:
     too_short: int = 0
     sampled: int = 0
     asked: int = 0
-    failed: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    """``(section id, the last error)`` for each section whose calls all failed (redacted)."""
     unusable: list[tuple[str, str]] = field(default_factory=list)
     """``(section id, why)`` for each reply that gave no question (the reply, cut and redacted)."""
     duplicates_golden: int = 0
@@ -134,9 +135,14 @@ class DraftReport:
     """How many fewer sections than asked for the corpus could give (too few long enough, or
     ``per_document`` too low)."""
 
+    @property
+    def failed(self) -> int:
+        return len(self.failures)
+
     def to_dict(self) -> dict[str, Any]:
         return {"sections": self.sections, "documents": self.documents, "too_short": self.too_short,
-                "sampled": self.sampled, "asked": self.asked, "failed": self.failed,
+                "sampled": self.sampled, "asked": self.asked,
+                "failed": [{"section": s, "error": e} for s, e in self.failures],
                 "unusable": [{"section": s, "why": w} for s, w in self.unusable],
                 "duplicates": {"golden": self.duplicates_golden, "drafts": self.duplicates_drafts},
                 "drafted": self.drafted, "leaked": list(self.leaked), "shortfall": self.shortfall}
@@ -154,6 +160,8 @@ class DraftReport:
                f"{self.failed} failed call(s)"]
         for section, why in self.unusable[:5]:
             out.append(f"  unusable: {t(section)}: {t(why)}")
+        for section, error in self.failures[:3]:
+            out.append(f"  failed: {t(section)}: {t(error)}")
         if self.duplicates_golden or self.duplicates_drafts:
             out.append(f"dropped {self.duplicates_golden} duplicate(s) of the golden set, "
                        f"{self.duplicates_drafts} of an earlier draft")
@@ -305,9 +313,8 @@ def _ask(sample: Sequence[Section], drafter: DraftOptions | Drafter, language: s
             reply = client.complete(messages(s, language, drafter.max_chars), seed=seed)
             report.asked += 1
             if reply.failed:
-                report.failed += 1
                 last_error = reply.error or last_error
-                report.unusable.append((s.id, f"the call failed: {last_error}"))
+                report.failures.append((s.id, last_error))
                 give_up(report.asked, report.failed, last_error, DRAFTER)
                 continue
             _keep(s, reply.text, out, report, client.hide)
