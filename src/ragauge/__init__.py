@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ragauge.comparison.compare import compare
     from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
+    from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
     from ragauge.curation.importing import ImportResult, import_golden
     from ragauge.curation.pool import PoolResult, pool_golden
     from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
@@ -89,6 +90,8 @@ _EXPORTS: dict[str, str] = {
     "pool_golden": "ragauge.curation.pool", "PoolResult": "ragauge.curation.pool", "Pool": "ragauge.data.pool",
     "read_pool": "ragauge.formats.pool", "write_pool": "ragauge.formats.pool",
     "import_golden": "ragauge.curation.importing", "ImportResult": "ragauge.curation.importing",
+    "draft_golden": "ragauge.curation.draft", "DraftOptions": "ragauge.curation.draft",
+    "DraftResult": "ragauge.curation.draft",
     "History": "ragauge.history.history",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
@@ -106,6 +109,7 @@ __all__ = [
     "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
+    "DraftOptions", "DraftResult", "draft_golden",
 ]
 
 

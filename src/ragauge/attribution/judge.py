@@ -2,42 +2,34 @@
 supported by the documents retrieved for its question. ragauge never needs it: verdicts can come from
 anywhere, and this only fills in answers that have text and no verdict.
 
-The endpoint is any server speaking OpenAI's ``POST /v1/chat/completions``: a local one (llama.cpp's
-``llama-server``, Ollama, vLLM) or a hosted one. The URL may be the server's root
-(``http://localhost:8080``), its ``/v1`` or the full ``/v1/chat/completions``. A key, when the server
-wants one, is read from the environment variable ``RAGAUGE_JUDGE_API_KEY`` (or the one named by
-``api_key_env``) and sent as ``Authorization: Bearer ...``; it is never written into a result and every
-message is redacted with it (``ragauge.redact``), so a server's error body that quotes it shows ``***``.
+The endpoint is any OpenAI-compatible chat-completions server, called through
+``ragauge.retrieve.chat`` (URL forms, retries, timeouts, the key and its redaction are described
+there). The key is read from the environment variable ``RAGAUGE_JUDGE_API_KEY`` (or the one named by
+``api_key_env``); it is never written into a result.
 
 The judge sees the question, the top-k documents of the run (titles and texts from the corpus, each
 cut to ``max_chars``) and the answer, and is asked to reply ``SUPPORTED`` or ``UNSUPPORTED``. A reply
 that starts with one of them, or names only one, is the verdict (SUPPORTED: good); any other reply
-leaves the question without a verdict, listed with the reply. Transient failures (timeouts, connection
-errors, HTTP 429 and 5xx) are retried with exponential backoff; a question whose calls all failed has
-no verdict. A 4xx answer (a wrong key, model or URL) and a reply that is not a chat completion stop
-at once with one message.
+leaves the question without a verdict, listed with the reply. A question whose calls all failed has no
+verdict; a 4xx answer (a wrong key, model or URL) and a reply that is not a chat completion stop at
+once with one message.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragauge.core.jsonl import loads
-from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
+from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, parse_verdict
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
-from ragauge.redact import redact, url_secrets
-from ragauge.retrieve.base import TIMEOUT
+from ragauge.retrieve.chat import ChatClient, ChatEndpoint, give_up
 
 JUDGE_KEY_ENV = "RAGAUGE_JUDGE_API_KEY"
-FAIL_FAST = 3
-"""Stop when this many questions in a row, from the first, got no reply: the server is down or wrong."""
+JUDGE = "the judge"
 
 SYSTEM_PROMPT = (
     "You check the answers of a question-answering assistant against the documents it retrieved. "
@@ -80,29 +72,24 @@ class JudgeOptions:
     max_chars: int = 4000
 
     def __post_init__(self) -> None:
-        if not re.match(r"(?i)https?://", self.endpoint or ""):
-            raise InputError(f"the judge endpoint must be an http:// or https:// URL, got {redact(self.endpoint)!r}",
-                             hint="e.g. --judge-endpoint http://localhost:8080/v1 (llama.cpp), "
-                                  "http://localhost:11434/v1 (Ollama)")
-        if not self.model or not self.model.strip():
-            raise InputError("the judge needs a model name", hint="e.g. --judge-model llama3.1:8b")
-        for name, allowed, what in (("timeout", TIMEOUT, "--judge-timeout"), ("retries", WHOLE, "judge retries"),
-                                    ("backoff", NON_NEGATIVE, "judge backoff"), ("max_chars", COUNT, "max_chars")):
-            object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
+        chat = self.chat()  # checks the endpoint, the model and the numbers it shares
+        for name in ("timeout", "retries", "backoff"):
+            object.__setattr__(self, name, getattr(chat, name))
+        object.__setattr__(self, "max_chars", check_number(self.max_chars, "max_chars", COUNT))
+
+    def chat(self) -> ChatEndpoint:
+        """The endpoint as ``ragauge.retrieve.chat`` calls it."""
+        return ChatEndpoint(self.endpoint, self.model, self.api_key_env, self.timeout, self.retries, self.backoff,
+                            who=JUDGE, flag="--judge-endpoint", model_flag="--judge-model")
 
     @property
     def url(self) -> str:
-        """The chat-completions URL: the endpoint as given when it ends in ``/chat/completions``, else
-        with ``/chat/completions`` (after ``/v1``) or ``/v1/chat/completions`` appended."""
-        base, sep, query = self.endpoint.partition("?")
-        base = base.rstrip("/")
-        if not base.endswith("/chat/completions"):
-            base += "/chat/completions" if base.endswith("/v1") else "/v1/chat/completions"
-        return base + sep + query
+        """The chat-completions URL (see ``ragauge.retrieve.chat.chat_url``)."""
+        return self.chat().url
 
     def describe(self) -> dict[str, Any]:
         """What a result records of the judge: never the key, the URL with its secrets hidden."""
-        return {"endpoint": redact(self.url), "model": self.model, "key_env": self.api_key_env}
+        return self.chat().describe()
 
 
 def messages(question: str, answer: str, documents: Sequence[Document], max_chars: int) -> list[dict[str, str]]:
@@ -135,64 +122,20 @@ def read_reply(text: str) -> str | None:
 
 
 class HttpJudge:
-    """The judge of ``JudgeOptions``: one ``httpx`` client, calls made one at a time."""
+    """The judge of ``JudgeOptions``: one chat client, calls made one at a time."""
 
     def __init__(self, options: JudgeOptions) -> None:
-        import httpx
-
         self.options = options
-        self.shown = redact(options.url)
-        key = (os.environ.get(options.api_key_env) or "").strip() or None
-        if key is not None and not (key.isascii() and key.isprintable()):
-            raise InputError(f"the key in ${options.api_key_env} holds characters an HTTP header cannot carry "
-                             "(non-ASCII letters or control characters)", hint="set the variable to the key alone")
-        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.secrets = url_secrets(options.url) + ([key] if key else [])
-        self.client = httpx.Client(timeout=options.timeout)
-        self._httpx = httpx
-
-    def _hide(self, text: str) -> str:
-        return redact(text, self.secrets)
+        self.client = ChatClient(options.chat())
 
     def __call__(self, question: str, answer: str, documents: Sequence[Document]) -> JudgeReply:
-        httpx = self._httpx
-        body = {"model": self.options.model, "temperature": 0, "stream": False,
-                "messages": messages(question, answer, documents, self.options.max_chars)}
-        error = ""
-        for attempt in range(self.options.retries + 1):
-            if attempt:
-                time.sleep(self.options.backoff * 2 ** (attempt - 1))
-            try:
-                response = self.client.post(self.options.url, json=body, headers=self.headers)
-            except httpx.TimeoutException:
-                error = f"{self.shown} did not answer within {self.options.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                error = self._hide(f"cannot reach {self.shown}: {exc}")
-                continue
-            status = response.status_code
-            if status == 429 or status >= 500:
-                error = f"{self.shown} answered {status} {response.reason_phrase}"
-                continue
-            if status >= 400:
-                raise InputError(self._hide(f"the judge at {self.shown} answered {status} {response.reason_phrase}: "
-                                            f"{self._hide(response.text)[:300]}"),
-                                 hint=f"check the model name and the key (read from ${self.options.api_key_env})")
-            return self._reply(response.content)
-        return JudgeReply(None, f"the judge failed: {error}", failed=True)
-
-    def _reply(self, content: bytes) -> JudgeReply:
-        hint = "point --judge-endpoint at an OpenAI-compatible server, e.g. http://localhost:8080/v1"
-        try:
-            data = loads(content)
-            text = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise InputError(self._hide(f"the judge at {self.shown} did not answer a chat completion: "
-                                        f"{content[:200]!r}"), hint=hint) from None
-        if not isinstance(text, str):
+        reply = self.client.complete(messages(question, answer, documents, self.options.max_chars))
+        if reply.failed:
+            return JudgeReply(None, f"the judge failed: {reply.error}", failed=True)
+        if reply.text is None:
             return JudgeReply(None, "the judge replied with no text")
-        verdict = read_reply(text)
-        shown = self._hide(" ".join(text.split()))[:200]
+        verdict = read_reply(reply.text)
+        shown = self.client.hide(" ".join(reply.text.split()))[:200]
         return JudgeReply(verdict, None if verdict else f"the judge replied {shown!r}")
 
     def close(self) -> None:
@@ -248,15 +191,11 @@ def judge_answers(answers: Answers, evaluation: Evaluation, judge: Judge, corpus
             why[q.id] = reply.note or "the judge gave no verdict"
             if reply.failed:
                 last_error = reply.note or last_error
-                if counts["failed"] == counts["asked"] == FAIL_FAST:
-                    raise InputError(f"the first {FAIL_FAST} calls to the judge all failed; the last: {last_error}",
-                                     hint="is the server running, and is the endpoint its OpenAI-compatible /v1?")
+                give_up(counts["asked"], counts["failed"], last_error, JUDGE)
     if pending and not shown_any and absent:
         raise InputError(f"the corpus holds none of the documents the run retrieved (e.g. {sorted(absent)[0]!r})",
                          hint="pass the --corpus the run's retriever searched (its ids are the run's doc ids)")
-    if counts["asked"] and counts["failed"] == counts["asked"]:
-        raise InputError(f"every call to the judge failed; the last: {last_error}",
-                         hint="is the server running, and is the endpoint its OpenAI-compatible /v1?")
+    give_up(counts["asked"], counts["failed"], last_error, JUDGE, done=True)
     notes = []
     if absent:
         notes.append(f"{len(absent)} retrieved document id(s) are not in the corpus: the judge did not see them")

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
+@click.option("--mix-synthetic", is_flag=True,
+              help='Average questions an LLM wrote ("source": "synthetic") together with the others; by default '
+                   "they are scored apart and the means cover the real questions.")
 @report_options
 @click.option("--record", is_flag=True, help="Append the result to the local history (see 'ragauge history').")
 @history_option
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
-                 doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, fmt: str,
+                 doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, mix_synthetic: bool, fmt: str,
                  output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
                  label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
@@ -52,6 +55,9 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     --fetch cuts each question's raw hits (default: all); with --retriever it is the depth
     asked for (default 20). Every question that misses at the largest k gets a failure
     pattern and a fix ('ragauge metrics' lists them); --corpus adds the text-based ones.
+    Questions an LLM wrote ("source": "synthetic", e.g. from 'golden draft') are scored
+    apart: the means cover the real questions, and a by-source table shows both
+    (--mix-synthetic averages them together).
 
     \b
     Examples:
@@ -86,6 +92,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
         known_documents=None if corpus is not None else documents, unjudged=unjudged, corpus=corpus,
+        mix_synthetic=mix_synthetic,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

@@ -133,7 +133,8 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
 
 
 
-from ragauge.cli.grow import add_command, merge_command  # noqa: E402  (commands defined in their own module)
+from ragauge.cli.draft import draft_command  # noqa: E402  (commands defined in their own module)
+from ragauge.cli.grow import add_command, merge_command  # noqa: E402
 from ragauge.cli.imports import import_command, import_trec_command  # noqa: E402
 from ragauge.cli.pool import pool_command  # noqa: E402
 
@@ -142,3 +143,4 @@ golden_group.add_command(merge_command)
 golden_group.add_command(pool_command)
 golden_group.add_command(import_command)
 golden_group.add_command(import_trec_command)
+golden_group.add_command(draft_command)

@@ -80,8 +80,8 @@ def merge_command(golden: Path, candidates: Path, output: Path) -> None:
     Refuses (exit 2, naming file:line) candidates whose "relevant" is missing or null, an
     empty "relevant" without "no_answer": true, and ids already used. Candidates with
     "status": "rejected" are dropped. Review fields (status, hint_retrieved, feedback, seen,
-    first_seen, log_ref, scrubbed) are stripped; added and source are kept. The golden
-    set's own lines are copied unchanged.
+    first_seen, log_ref, scrubbed, leakage) are stripped; added, source and drafted_by are
+    kept. The golden set's own lines are copied unchanged.
 
     \b
     Example:

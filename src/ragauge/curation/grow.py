@@ -49,8 +49,9 @@ DEFAULT_FEEDBACK = ("thumbs_down", "missed")
 HINT_LIMIT = 20
 NEEDS_REVIEW = "needs-review"
 REJECTED = "rejected"
-REVIEW_FIELDS = ("status", "hint_retrieved", "feedback", "seen", "first_seen", "log_ref", "scrubbed")
-"""Fields that help a reviewer and are stripped on merge (``added``, ``source``, ``no_answer`` stay)."""
+REVIEW_FIELDS = ("status", "hint_retrieved", "feedback", "seen", "first_seen", "log_ref", "scrubbed", "leakage")
+"""Fields that help a reviewer and are stripped on merge (``added``, ``source``, ``no_answer`` and
+``golden draft``'s ``drafted_by`` stay)."""
 
 QUERY_KEYS = ("query", "question", "q", "user_query", "prompt", "input")
 RETRIEVED_KEYS = ("retrieved", "hits", "results", "documents", "docs", "retrieved_ids", "doc_ids", "sources")

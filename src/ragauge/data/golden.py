@@ -14,6 +14,9 @@ from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
 _KNOWN = ("id", "query", "relevant", "tags")
+SYNTHETIC = "synthetic"
+"""The ``source`` of a question an LLM wrote (``golden draft``, a ragas test set): evaluations score
+such questions apart from the others."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,11 @@ class GoldenQuery:
     @property
     def answerable(self) -> bool:
         return any(is_relevant(g) for g in self.relevant.values())
+
+    @property
+    def synthetic(self) -> bool:
+        """Whether an LLM wrote the question (its line says ``"source": "synthetic"``)."""
+        return self.extra.get("source") == SYNTHETIC
 
     def to_dict(self) -> dict[str, Any]:
         graded = any(g != 1 for g in self.relevant.values())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +19,17 @@ from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, ref
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
-from ragauge.evaluation.options import DEDUP_RULE, Contract, EvalOptions, OnError
+from ragauge.evaluation.options import (
+    DEDUP_RULE,
+    MEAN_OVER,
+    MEAN_OVER_MIXED,
+    MEAN_OVER_REAL,
+    Contract,
+    EvalOptions,
+    OnError,
+)
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
 from ragauge.formats.corpus import corpus_texts
@@ -56,6 +65,7 @@ def evaluate_run(
     known_documents: Set[str] | None = None,
     unjudged: Unjudged = "non-relevant",
     corpus: str | Path | Mapping[str, str] | None = None,
+    mix_synthetic: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
@@ -77,12 +87,16 @@ def evaluate_run(
     file or folder, or ``{doc_id: text}``) adds the text patterns and, unless ``known_documents``
     is given, stale-label checking against its ids.
 
+    Questions an LLM wrote (``"source": "synthetic"``) are scored apart from the others: every mean,
+    row and table covers the real questions, ``by_source`` holds the means of each group, and a loud
+    warning says so; ``mix_synthetic=True`` scores them all together (``by_source`` still splits).
+
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
     return score_run(as_golden(golden), as_run(run),
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
-                                 corpus))
+                                 corpus, mix_synthetic))
 
 
 @dataclass
@@ -97,12 +111,49 @@ class _Rows:
 
 def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     """:func:`evaluate_run` with its options as one value."""
+    synthetic = sum(q.synthetic for q in golden)
+    if not synthetic:
+        return _score(golden, run, options, golden, MEAN_OVER)
+    real, apart = split(golden)
+    if options.mix_synthetic or not len(real):
+        ev = _score(golden, run, options, golden, MEAN_OVER_MIXED if len(real) else MEAN_OVER)
+        return _with_sources(ev, by_source(ev.queries, ev.metrics), [note(len(real), synthetic, mixed=True)], apart,
+                             mixed=True)
+    options.specs()
+    refuse_unscorable(golden, run)
+    if options.corpus is not None and not isinstance(options.corpus, Mapping):
+        options = replace(options, corpus=corpus_texts(options.corpus))  # read once for both halves
+    main = _score(real, run, options, golden, MEAN_OVER_REAL)
+    side = _score(apart, run, options, golden, MEAN_OVER_REAL)
+    sources = {REAL: source_means(main.queries, main.metrics), SYNTHETIC: source_means(side.queries, side.metrics)}
+    theirs = [_of_synthetic(w) for w in side.warnings if w not in main.warnings]
+    return _with_sources(main, sources, [note(len(real), synthetic, mixed=False), *theirs], apart, mixed=False)
+
+
+def _with_sources(ev: Evaluation, sources: dict[str, dict[str, float]], warnings: list[str], synthetic: GoldenSet,
+                  *, mixed: bool) -> Evaluation:
+    """``ev`` with the means by source, the warnings (the first leads) and ``meta["synthetic"]``."""
+    meta = {**ev.meta, "synthetic": {"questions": len(synthetic),
+                                     "no_answer": sum(not q.answerable for q in synthetic), "mixed": mixed}}
+    return replace(ev, by_source=sources, warnings=(warnings[0], *ev.warnings, *warnings[1:]), meta=meta)
+
+
+def _of_synthetic(warning: str) -> str:
+    """A warning about the synthetic questions' half, saying so (after the loud prefix, if any)."""
+    loud = LOUD if warning.startswith(LOUD) else ""
+    return f"{loud}synthetic questions: {warning[len(loud):]}"
+
+
+def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, mean_over: str) -> Evaluation:
+    """Score the questions of ``golden``, part of (or all of) ``whole``: ``meta["golden"]`` describes
+    ``whole``, ``meta["counts"]`` the part."""
     specs = options.specs()
     fetch = options.checked_fetch()
     on_error = options.checked_on_error()
     unjudged = options.checked_unjudged()
-    refuse_unscorable(golden, run)
-    full_golden = golden  # the hash and counts in meta always describe the whole golden set
+    if golden is whole:
+        refuse_unscorable(golden, run)
+    full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
     texts = Texts(corpus_texts(options.corpus)) if options.corpus is not None else None
     known = options.known_documents if options.known_documents is not None or texts is None else set(texts.ids())
     drift: dict[str, Any] | None = None
@@ -135,15 +186,16 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
     loud = explain_zeros(golden, run, docs, any_relevant_retrieved=bool(rankings.is_rel.any()),
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
     empty = no_answer_only(list(golden), int(answerable.sum()))
-    warnings = ([empty] if empty else loud) + _warnings(golden, run, rows, info, drift, skipped, max_k)
+    warnings = ([empty] if empty else loud) + _warnings(whole, run, rows, info, drift, skipped, max_k)
     if unjudged == "unknown":
         warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
-                        doc_id_rule(options.doc_id_sep, options.doc_id_pattern), unjudged=unjudged)
+                        doc_id_rule(options.doc_id_sep, options.doc_id_pattern), mean_over=mean_over,
+                        unjudged=unjudged)
     errored = sum(1 for q in rows.scores if q.status == "error")
     meta: dict[str, Any] = {
         "ragauge_version": __version__,
-        "golden": {"path": full_golden.source, "hash": full_golden.content_hash, "questions": len(full_golden)},
+        "golden": {"path": whole.source, "hash": whole.content_hash, "questions": len(whole)},
         "run": {"path": run.source or run.meta.get("retriever"), "hash": run_hash(), "format": run.format,
                 **({"meta": redact_value(dict(run.meta))} if run.meta else {})},  # older run files may hold secrets
         "contract": contract.to_dict(),

@@ -15,6 +15,9 @@ from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 
 DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
 OnError = Literal["zero", "skip"]
+MEAN_OVER = "answerable questions"
+MEAN_OVER_REAL = "answerable questions not written by an LLM (synthetic ones apart)"
+MEAN_OVER_MIXED = "answerable questions, real and synthetic mixed"
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,8 @@ class EvalOptions:
     (left out of each ranking before scoring: condensed lists); ``corpus`` (a corpus file or folder
     the built-in retrievers read, or ``{doc_id: text}``) gives the texts the failure patterns
     exact-term and vocabulary-gap need, and its ids are the index's documents unless
-    ``known_documents`` is given."""
+    ``known_documents`` is given; ``mix_synthetic`` averages questions an LLM wrote (``"source":
+    "synthetic"``) together with the others instead of scoring them apart (see ``score_run``)."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
     k: int | Sequence[int] = 5
@@ -39,6 +43,7 @@ class EvalOptions:
     known_documents: Set[str] | None = None
     unjudged: Unjudged = "non-relevant"
     corpus: str | Path | Mapping[str, str] | None = None
+    mix_synthetic: bool = False
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""
@@ -79,10 +84,10 @@ class Contract:
     doc_id: str
     dedup: str = DEDUP_RULE
     relevance: str = f"grade >= {RELEVANCE_LEVEL}"
-    mean_over: str = "answerable questions"
+    mean_over: str = MEAN_OVER
     unjudged: Unjudged = "non-relevant"
 
-    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged")
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,

@@ -117,7 +117,12 @@ class QueryScore:
 class Evaluation:
     """Summary (means over answerable questions), per-tag means, one row per answerable
     question, the no-answer section, warnings, the metadata that identifies what was compared, and
-    how the misses were classified (``failures``; None only while a result is being built)."""
+    how the misses were classified (``failures``; None only while a result is being built).
+
+    ``by_source`` (empty unless the golden set holds questions an LLM wrote, ``"source":
+    "synthetic"``) maps ``"real"`` and ``"synthetic"`` to ``{"n": answerable questions, metric:
+    mean}``. Unless they were mixed on request (``meta["synthetic"]["mixed"]``), everything else
+    covers the real questions only (see ``ragauge.evaluation.sources``)."""
 
     metrics: tuple[str, ...]
     summary: dict[str, float]
@@ -127,6 +132,7 @@ class Evaluation:
     warnings: tuple[str, ...]
     meta: dict[str, Any]
     failures: Assessment | None = None
+    by_source: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @cached_property
     def failure_table(self) -> FailureTable | None:
@@ -170,6 +176,7 @@ class Evaluation:
             "warnings": list(self.warnings),
             "meta": self.meta,
             **({"failures": self.failure_table.to_dict()} if self.failure_table is not None else {}),
+            **({"by_source": self.by_source} if self.by_source else {}),
         }
 
     @classmethod
@@ -188,10 +195,15 @@ class Evaluation:
             for m in metrics:
                 if m in q:
                     _value(q[m], f"queries[{q.get('id')!r}].{m}")
+        by_source = {source: {m: _value(v, f"by_source.{source}.{m}", empty=True) for m, v in dict(means).items()}
+                     for source, means in dict(d.get("by_source") or {}).items()}  # absent before ragauge split them
+        if not set(by_source) <= {"real", "synthetic"}:
+            raise InputError(f"'by_source' holds 'real' and 'synthetic' only, got {sorted(map(str, by_source))}",
+                             hint="pass a file written by 'ragauge eval --format json'")
         result = cls(tuple(metrics), summary, dict(d["by_tag"]),
                      tuple(QueryScore.from_dict(q, metrics) for q in d["queries"]), dict(d["no_answer"]),
                      tuple(d.get("warnings", [])), dict(d["meta"]),
-                     Assessment.from_dict(d["failures"]) if d.get("failures") else None)
+                     Assessment.from_dict(d["failures"]) if d.get("failures") else None, by_source)
         if result.failures is None:  # saved before ragauge classified failures: classify what the rows allow
             from ragauge.evaluation.failures import classify_result
 

@@ -15,7 +15,7 @@ from ragauge.core import escape
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
-from ragauge.reports.views import found, max_cutoff, relevant_ids
+from ragauge.reports.views import found, max_cutoff, mean_text, relevant_ids, source_caption, source_rows
 
 SHOWN_DOCS = 10
 
@@ -50,6 +50,12 @@ def render_junit(evaluation: Evaluation) -> str:
              ("ragauge.version", meta.get("ragauge_version")),
              ("pass.rule", f"a relevant document in the top {k}" if k else "a relevant document retrieved")]
     pairs += [(f"mean.{m}", f"{evaluation.summary.get(m, 0.0):.4f}") for m in evaluation.metrics]
+    sources = source_rows(evaluation)
+    if sources:
+        pairs.append(("source.note", source_caption(evaluation)))
+    for row in sources:
+        pairs += [(f"source.{row.source}.n", str(row.n)),
+                  *((f"source.{row.source}.mean.{m}", mean_text(row.means[m])) for m in evaluation.metrics)]
     for name, value in pairs:
         if value is not None:
             ET.SubElement(props, "property", name=name, value=escape.xml(value))

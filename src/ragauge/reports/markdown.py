@@ -19,7 +19,10 @@ from ragauge.reports.views import (
     fetch_label,
     interval_text,
     latency_cost_line,
+    mean_text,
     relevant_ids,
+    source_caption,
+    source_rows,
     tag_rows,
     worst_questions,
 )
@@ -94,6 +97,13 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     perf = latency_cost_line(evaluation)
     if perf:
         out += ["", f"<sub>{escape(perf)}</sub>"]
+
+    sources = source_rows(evaluation) if m else []
+    if sources:
+        out += ["", "**By source**", ""]
+        out += _table(["source", "n", *names], [[escape(r.label), str(r.n), *(mean_text(r.means[name]) for name in m)]
+                                                for r in sources])
+        out += ["", f"<sub>{escape(source_caption(evaluation))}</sub>"]
 
     rows = tag_rows(evaluation) if m else []
     if rows:

@@ -27,7 +27,10 @@ from ragauge.reports.views import (
     judged_line,
     latency_cost_line,
     max_cutoff,
+    mean_text,
     relevant_ids,
+    source_caption,
+    source_rows,
     tag_rows,
     unjudged_rule,
     worst_questions,
@@ -147,6 +150,18 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     return out
 
 
+def _by_source(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
+    rows = source_rows(evaluation)
+    if not rows or not evaluation.metrics:
+        return []
+    m = evaluation.metrics
+    out = ["", s("by source", bold=True)]
+    lines, dropped = _table(["source", "n", *(t(name) for name in m)],
+                            [[t(r.label), str(r.n), *(mean_text(r.means[name]) for name in m)] for r in rows],
+                            width, 3, s)
+    return out + lines + _dropped(dropped, width) + _wrap(t(source_caption(evaluation)), width)
+
+
 def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     if not evaluation.by_tag or not evaluation.metrics:
         return []
@@ -257,6 +272,7 @@ def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = Fal
     """The terminal report. ``width`` None: no fitting (a file or a pipe); ``color``: ANSI styles."""
     s = _styler(color)
     out = _summary(evaluation, width, s)
+    out += _by_source(evaluation, width, s)
     out += _by_tag(evaluation, width, s)
     out += _failures(evaluation, width, s)
     if evaluation.metrics:

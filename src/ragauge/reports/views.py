@@ -85,6 +85,45 @@ def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) 
     return rows
 
 
+@dataclass(frozen=True)
+class SourceRow:
+    """The means of one source of questions: ``"real"``, or ``"synthetic"`` (an LLM wrote them)."""
+
+    source: str
+    label: str
+    n: int
+    means: dict[str, float]
+
+
+SOURCE_LABELS = {"real": "real", "synthetic": "synthetic (LLM-written)"}
+
+
+def source_rows(evaluation: Evaluation) -> list[SourceRow]:
+    """The means by source, real first; [] when the golden set holds no synthetic question."""
+    order = sorted(evaluation.by_source, key=lambda s: (s != "real", s))
+    return [SourceRow(s, SOURCE_LABELS.get(s, s), int(evaluation.by_source[s].get("n", 0)),
+                      {m: float(evaluation.by_source[s].get(m, float("nan"))) for m in evaluation.metrics})
+            for s in order]
+
+
+def source_caption(evaluation: Evaluation) -> str:
+    """What the means by source stand beside: apart from the summary, or mixed into it on request
+    ("" without synthetic questions)."""
+    synthetic = evaluation.meta.get("synthetic") or {}
+    if not evaluation.by_source:
+        return ""
+    if "real" not in evaluation.by_source:
+        return "every question is synthetic (written by an LLM): not how the retriever serves users"
+    if synthetic.get("mixed"):
+        return "the summary mixes both, as --mix-synthetic asked"
+    return "synthetic questions are scored apart: the summary and every table cover the real ones"
+
+
+def mean_text(value: float, digits: int = 4) -> str:
+    """A mean with ``digits`` decimals, ``n/a`` for an empty mean (NaN)."""
+    return "n/a" if value != value else f"{value:.{digits}f}"
+
+
 TAG_INTERVAL_NOTE = "interval of the tag's mean {metric} (Wilson score for 0/1 values, Student t otherwise)"
 
 

@@ -131,15 +131,15 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
              resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,
              doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
              unjudged: Unjudged = "non-relevant",
-             corpus: str | Path | Mapping[str, str] | None = None) -> Evaluation:
+             corpus: str | Path | Mapping[str, str] | None = None, mix_synthetic: bool = False) -> Evaluation:
     """Call ``retriever`` for every question (as :func:`run_retriever`, keeping the run in
     ``save_run`` when given) and score the answers (as ``evaluate_run``). Failed questions score 0
     (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
     documents, relevant ids missing from the index are reported as stale labels, not misses;
-    ``unjudged`` as in ``evaluate_run``. ``corpus`` (a file, folder or ``{doc_id: text}``) adds the
-    text-based failure patterns, and its ids are the index's documents."""
+    ``unjudged`` and ``mix_synthetic`` as in ``evaluate_run``. ``corpus`` (a file, folder or
+    ``{doc_id: text}``) adds the text-based failure patterns, and its ids are the index's documents."""
     done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
     options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
-                          None if corpus is not None else done.documents, unjudged, corpus)
+                          None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic)
     return score_run(done.golden, done.run, options)

@@ -1,0 +1,59 @@
+"""Real and synthetic questions, kept apart: questions an LLM wrote (``"source": "synthetic"``, from
+``golden draft`` or a ragas test set) tend to reuse their section's words and read easier than the
+questions users ask, so a mean over both describes neither.
+
+When a golden set mixes them, an evaluation's means (summary, per tag, failures, the rows every
+report and the gate read) cover the real questions; the synthetic ones are scored on their own and
+shown in ``Evaluation.by_source`` and a loud note. ``mix_synthetic`` scores all together (the
+by-source means are still shown, and the note says the means mix them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragauge.data.golden import GoldenSet
+from ragauge.evaluation.diagnose import LOUD
+from ragauge.evaluation.result import QueryScore
+from ragauge.evaluation.tags import mean_of
+
+REAL = "real"
+SYNTHETIC = "synthetic"
+
+
+def is_synthetic(row: QueryScore | dict[str, Any]) -> bool:
+    """Whether a result row (or a no-answer entry) is a synthetic question's."""
+    extra = row.extra if isinstance(row, QueryScore) else row.get("extra") or {}
+    return bool(extra.get("source") == SYNTHETIC)
+
+
+def split(golden: GoldenSet) -> tuple[GoldenSet, GoldenSet]:
+    """``(real, synthetic)`` questions of ``golden``, each in golden order."""
+    return (GoldenSet.from_queries([q for q in golden if not q.synthetic], golden.source),
+            GoldenSet.from_queries([q for q in golden if q.synthetic], golden.source))
+
+
+def source_means(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, float]:
+    """``{"n": answerable questions, metric: mean}`` over ``rows`` (NaN means when there are none)."""
+    return {"n": len(rows), **{n: mean_of([q.values[n] for q in rows]) for n in names}}
+
+
+def by_source(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Means of the real and of the synthetic rows; a source without questions is left out."""
+    groups = {REAL: [q for q in rows if not is_synthetic(q)], SYNTHETIC: [q for q in rows if is_synthetic(q)]}
+    return {source: source_means(qs, names) for source, qs in groups.items() if qs}
+
+
+def note(real: int, synthetic: int, *, mixed: bool) -> str:
+    """The loud note for a golden set holding ``synthetic`` LLM-written questions beside ``real`` ones."""
+    why = "LLM-written questions tend to reuse their section's words and read easier than users' questions"
+    if not real:
+        return (f"{LOUD}all {synthetic} questions are synthetic (\"source\": \"synthetic\": an LLM wrote them): "
+                f"these numbers say how the retriever finds them, not how it serves users; {why}")
+    if mixed:
+        return (f"{LOUD}the means mix {real} real and {synthetic} synthetic (LLM-written) question(s), as "
+                f"--mix-synthetic asked; {why}: see the means by source")
+    return (f"{LOUD}{synthetic} of {real + synthetic} questions are synthetic (\"source\": \"synthetic\": an LLM "
+            f"wrote them): every mean here covers the {real} real ones; the synthetic ones are scored apart "
+            f"(means by source), never averaged in (--mix-synthetic mixes them)")
