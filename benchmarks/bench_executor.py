@@ -4,8 +4,11 @@
    `ragauge run` machinery. The ideal is 1000 x 50 ms / 32 = 1.5625 s; we report the ratio and
    the peak RSS growth of this process (streaming writes keep memory flat).
 2. BM25 (bm25s) on the bundled SciFact corpus: index build time and query throughput.
+3. With Ray installed (``ragauge[ray]``): the same loopback run through ``--executor ray`` (a local
+   Ray, 2 actors) beside the threaded executor in the same process, and the overhead: Ray's start-up
+   apart, then the run itself.
 
-Usage:  python benchmarks/bench_executor.py      (loopback only; ~30 s)
+Usage:  python benchmarks/bench_executor.py      (loopback only; ~30 s, ~45 s with Ray)
 """
 
 from __future__ import annotations
@@ -87,6 +90,41 @@ def bench_http() -> dict[str, float]:
             "ratio": elapsed / ideal, "rss_growth_mb": rss_mb() - before}
 
 
+def bench_ray() -> dict[str, float] | None:
+    """Threads vs Ray actors on the same slow loopback retriever and questions."""
+    import multiprocessing as mp
+
+    try:
+        import ray
+    except ImportError:
+        return None
+    from ragauge.retrieve.ray_workers import RaySetup
+
+    parent, child = mp.Pipe()
+    proc = mp.get_context("fork").Process(target=serve, args=(child,), daemon=True)
+    proc.start()
+    url = f"http://127.0.0.1:{parent.recv()}/search"
+    golden = GoldenSet.from_queries([GoldenQuery(f"q{i}", f"question {i}", {"d0": 1}) for i in range(N)])
+    options = RetrieverOptions(timeout=10)
+    retriever = open_retriever(url, options)
+    executor = ExecutorOptions(concurrency=CONCURRENCY, fetch=20)
+    start = time.perf_counter()
+    run_retriever(golden, retriever, None, executor)
+    threads = time.perf_counter() - start
+    start = time.perf_counter()
+    ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=False)
+    startup = time.perf_counter() - start
+    start = time.perf_counter()
+    run = run_retriever(golden, retriever, None, executor, ray=(url, options, RaySetup(workers=2)))
+    on_ray = time.perf_counter() - start
+    ray.shutdown()
+    retriever.close()
+    proc.terminate()
+    ideal = N * SLEEP / CONCURRENCY
+    return {"questions": len(run.queries), "errors": len(run.errors), "ideal_s": ideal, "threads_s": threads,
+            "ray_startup_s": startup, "ray_run_s": on_ray, "ray_over_threads": on_ray / threads}
+
+
 def bench_bm25() -> dict[str, float]:
     import os
 
@@ -107,4 +145,5 @@ def bench_bm25() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"http_executor": bench_http(), "bm25_scifact": bench_bm25()}, indent=2))
+    print(json.dumps({"http_executor": bench_http(), "bm25_scifact": bench_bm25(), "ray_vs_threads": bench_ray()},
+                     indent=2))
