@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from ragauge.cli.main import cli
 from ragauge.errors import InputError
 from ragauge.retrieve.ray_workers import RaySetup
 
-pytest.importorskip("ray")
+ray = pytest.importorskip("ray")
 
 HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
 GOLDEN = str(HELPDESK / "golden.jsonl")
@@ -23,6 +24,16 @@ SPEC = f"bm25:{HELPDESK / 'sections.jsonl'}"
 def hits(path: Path) -> dict[str, list[str]]:
     lines = [json.loads(line) for line in path.read_text().splitlines()[1:]]
     return {r["id"]: [h["doc_id"] if isinstance(h, dict) else h for h in r["hits"]] for r in lines}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Iterator[None]:
+    """One local Ray of 2 CPUs for the module (the executor uses a Ray that is already running,
+    and leaves it running)."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+             configure_logging=False)
+    yield
+    ray.shutdown()
 
 
 def test_ray_answers_as_threads_do_and_resumes(tmp_path: Path) -> None:
