@@ -15,11 +15,11 @@ DOCS = {"vpn": ["kb-vpn", "kb-net"], "printer": ["kb-printer", "kb-toner"], "pas
 
 @contextmanager
 def search_server(mode: str = "ok", delay: float = 0.0, fail_times: int = 0) -> Iterator[dict[str, Any]]:
-    """Serve POST /search {"query", "k"} -> {"hits": [...]}. Modes: ok, flaky (503 for the first
-    ``fail_times`` calls of each query), unauthorized (401 without the right bearer token),
-    malformed (HTML instead of JSON), nested (hits under data.results), denied-401 / denied-403 /
-    denied-400 (that status, with a body quoting the Authorization and X-Api-Key headers and the request path, as
-    careless services do)."""
+    """Serve POST /search {"query", "k"} (or GET with them as the query string) -> {"hits": [...]}.
+    Modes: ok, flaky (503 for the first ``fail_times`` calls of each query), unauthorized (401
+    without the right bearer token), malformed (HTML instead of JSON), nested (hits under
+    data.results), denied-401 / denied-403 / denied-400 (that status, with a body quoting the
+    Authorization and X-Api-Key headers and the request path, as careless services do)."""
     state: dict[str, Any] = {"calls": 0, "per_query": {}, "bodies": [], "headers": []}
     lock = threading.Lock()
 
@@ -27,8 +27,15 @@ def search_server(mode: str = "ok", delay: float = 0.0, fail_times: int = 0) -> 
         def log_message(self, *args: Any) -> None:
             pass
 
+        def do_GET(self) -> None:  # noqa: N802 - GET /search?query=...&k=... (the query string is the body)
+            from urllib.parse import parse_qsl, urlsplit
+
+            self._answer(dict(parse_qsl(urlsplit(self.path).query, keep_blank_values=True)))
+
         def do_POST(self) -> None:  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            self._answer(json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}"))
+
+        def _answer(self, body: dict[str, Any]) -> None:
             with lock:
                 state["calls"] += 1
                 state["bodies"].append(body)

@@ -206,3 +206,33 @@ def test_bm25_chunks_carry_doc_ids_and_the_index_is_cached(tmp_path: Path, monke
     assert first.documents() == {"net/vpn.md", "printers.txt", "page.html"}
     with pytest.raises(InputError, match="unknown bm25 option"):
         open_retriever(f"bm25:{folder}?chunksize=3")
+
+
+@pytest.mark.parametrize("method", ["POST", "GET"])
+def test_the_async_and_blocking_http_transports_send_and_read_the_same(method: str) -> None:
+    """The executor calls ``asearch`` (aiohttp, one event loop); a direct call uses ``search``
+    (httpx): one request, one answer, whichever path, including a URL's user:password."""
+    import asyncio
+
+    from ragauge.retrieve.base import RetrieverOptions
+    from ragauge.retrieve.http import HttpRetriever
+    from tests.retrieve.servers import search_server
+
+    with search_server() as server:
+        url = server["url"].replace("http://", "http://svc:p%C3%A4ss@")
+        options = RetrieverOptions(config={"http": {"method": method, "body": {"query": "{query}", "k": "{k}",
+                                                                               "debug": True}}})
+        retriever = HttpRetriever(url, options)
+
+        async def both() -> object:
+            try:
+                return await retriever.asearch("vpn certificate", 5)
+            finally:
+                await retriever.aclose()
+
+        blocking = retriever.search("vpn certificate", 5)
+        looped = asyncio.run(both())
+        retriever.close()
+        assert blocking == looped and blocking.hits
+        assert server["bodies"][0] == server["bodies"][1]
+        assert server["headers"][0]["Authorization"] == server["headers"][1]["Authorization"] == "Basic c3ZjOnDDpHNz"

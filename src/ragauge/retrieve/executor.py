@@ -27,7 +27,7 @@ from ragauge.formats.runs import read_run_jsonl, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
 from ragauge.retrieve.resume import check_resumable, identity
-from ragauge.retrieve.workers import Workers
+from ragauge.retrieve.workers import LoopWorkers, Workers
 
 if TYPE_CHECKING:
     from ragauge.retrieve.ray_workers import RaySetup, RayWorkers
@@ -109,25 +109,57 @@ def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: rand
     while True:
         start = time.perf_counter()
         try:
-            got = retriever.search(q.query, opts.fetch)
-            latency = (time.perf_counter() - start) * 1000.0
-            check_answer(got, q.id)
-            return QueryResult(q.id, tuple(got.hits), round(latency, 3), got.cost)
-        except RagaugeError as exc:
-            if exc.where is None:
-                exc.where = f"question {q.id!r}"
-            raise  # a fatal, user-correctable problem (bad URL, 401, malformed response): stop the run
-        except (RetryableError, TimeoutError, ConnectionError) as exc:
-            if attempt >= opts.retries:
-                return QueryResult(q.id, (), None, None,
-                                   redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)"))
-            with lock:
-                progress.retried += 1
-            delay = min(opts.max_backoff, opts.backoff * 2 ** attempt)
-            time.sleep(rng.uniform(0, delay))
-            attempt += 1
-        except Exception as exc:  # the retriever is user code: record the failure, keep going
-            return QueryResult(q.id, (), None, None, redact(f"{type(exc).__name__}: {exc}"))
+            return _answered(q, retriever.search(q.query, opts.fetch), start)
+        except Exception as exc:  # noqa: BLE001 - _failed sorts it: stop, record, or try again
+            outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
+        if isinstance(outcome, QueryResult):
+            return outcome
+        time.sleep(outcome)
+        attempt += 1
+
+
+async def _acall(retriever: Any, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
+                 progress: Progress, lock: threading.Lock) -> QueryResult:
+    """``_call`` for a retriever with ``asearch``, on the executor's event loop."""
+    import asyncio
+
+    attempt = 0
+    while True:
+        start = time.perf_counter()
+        try:
+            return _answered(q, await retriever.asearch(q.query, opts.fetch), start)
+        except Exception as exc:  # noqa: BLE001 - _failed sorts it: stop, record, or try again
+            outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
+        if isinstance(outcome, QueryResult):
+            return outcome
+        await asyncio.sleep(outcome)
+        attempt += 1
+
+
+def _answered(q: GoldenQuery, got: Any, start: float) -> QueryResult:
+    latency = (time.perf_counter() - start) * 1000.0
+    check_answer(got, q.id)
+    return QueryResult(q.id, tuple(got.hits), round(latency, 3), got.cost)
+
+
+def _failed(q: GoldenQuery, exc: Exception, attempt: int, opts: ExecutorOptions, rng: random.Random,
+            progress: Progress, lock: threading.Lock) -> QueryResult | float:
+    """What a failed call means: a fatal, user-correctable problem (bad URL, 401, malformed
+    response) is raised to stop the run; a transient one (RetryableError, a timeout, a lost
+    connection) returns the backoff before the next attempt, or the failed result once the
+    retries are spent; anything else the retriever (user code) raised is a failed result."""
+    if isinstance(exc, RagaugeError) and not isinstance(exc, RetryableError):
+        if exc.where is None:
+            exc.where = f"question {q.id!r}"
+        raise exc
+    if isinstance(exc, (RetryableError, TimeoutError, ConnectionError)):
+        if attempt >= opts.retries:
+            return QueryResult(q.id, (), None, None,
+                               redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)"))
+        with lock:
+            progress.retried += 1
+        return rng.uniform(0, min(opts.max_backoff, opts.backoff * 2 ** attempt))
+    return QueryResult(q.id, (), None, None, redact(f"{type(exc).__name__}: {exc}"))
 
 
 def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
@@ -242,12 +274,16 @@ def run_retriever(
 
     rng = random.Random(options.seed)
     lock = threading.Lock()
-    workers: Workers[GoldenQuery, QueryResult] | RayWorkers
+    workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers
     if ray is not None:
         from ragauge.retrieve.ray_workers import RayWorkers
 
         workers = RayWorkers(*ray[:2], options, ray[2])
         n_workers = workers.slots
+    elif hasattr(retriever, "asearch"):  # many calls in flight on one event loop, not one thread each
+        n_workers = options.concurrency
+        workers = LoopWorkers(n_workers, lambda q: _acall(retriever, q, options, rng, progress, lock),
+                              closing=getattr(retriever, "aclose", None))
     else:
         n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
         workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
@@ -288,7 +324,8 @@ def run_retriever(
     return run
 
 
-def _grace(workers: Workers[GoldenQuery, QueryResult] | RayWorkers, in_flight: int, grace: float,
+def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,
+           in_flight: int, grace: float,
            record: Callable[[QueryResult], None]) -> tuple[int, bool]:
     """After the first Ctrl-C: record the answers of calls in flight that finish within ``grace``
     seconds. Returns how many calls were still running, and whether a second Ctrl-C cut it short."""

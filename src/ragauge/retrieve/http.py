@@ -88,49 +88,91 @@ class HttpRetriever(RetrieverBase):
         self.client = httpx.Client(timeout=options.timeout, limits=httpx.Limits(max_connections=256,
                                                                                max_keepalive_connections=256))
         self._httpx = httpx
+        self._session: Any = None  # aiohttp, opened by the first asearch in the executor's event loop
 
-    def search(self, query: str, n: int) -> Retrieved:
+    def _headers(self) -> tuple[dict[str, str], list[str]]:
+        """This call's headers (``${VAR}`` from the environment, read now) and every secret a
+        message must not show: the URL's, the expanded variables, secret-named headers' values."""
         secrets = url_secrets(self.url)
         headers: dict[str, str] = {}
         for name, template in self.header_templates.items():
             headers[name] = _env(template, self.spec, secrets)
             if re.fullmatch(SECRET_NAME, name, flags=re.IGNORECASE):
                 secrets.append(headers[name])
-        try:
-            return self._search(query, n, headers, secrets)
-        except (InputError, RetryableError) as exc:
-            raise _redacted(exc, secrets) from None
+        return headers, secrets
 
-    def _search(self, query: str, n: int, headers: dict[str, str], secrets: list[str]) -> Retrieved:
+    def search(self, query: str, n: int) -> Retrieved:
+        headers, secrets = self._headers()
         httpx = self._httpx
         payload = _fill(self.body, query, n)
         try:
-            if self.method == "GET":
-                response = self.client.get(self.url, params=payload, headers=headers)
-            else:
-                response = self.client.request(self.method, self.url, json=payload, headers=headers)
-        except httpx.ConnectError as exc:
-            raise RetryableError(f"cannot connect to {self.spec} ({exc}): "
-                                 "is the server running and the URL right?") from None
-        except httpx.TimeoutException:
-            raise RetryableError(f"{self.spec} did not answer within {self.options.timeout:g} s "
-                                 "(raise --timeout?)") from None
-        except httpx.TransportError as exc:
-            raise RetryableError(f"transport error talking to {self.spec}: {exc}") from None
-        status = response.status_code
+            try:
+                if self.method == "GET":
+                    response = self.client.get(self.url, params=payload, headers=headers)
+                else:
+                    response = self.client.request(self.method, self.url, json=payload, headers=headers)
+            except httpx.ConnectError as exc:
+                raise self._unreachable(exc) from None
+            except httpx.TimeoutException:
+                raise self._too_slow() from None
+            except httpx.TransportError as exc:
+                raise RetryableError(f"transport error talking to {self.spec}: {exc}") from None
+            return self._answer(response.status_code, response.reason_phrase, response.content, secrets)
+        except (InputError, RetryableError) as exc:
+            raise _redacted(exc, secrets) from None
+
+    async def asearch(self, query: str, n: int) -> Retrieved:
+        """``search`` on aiohttp, for the executor's event loop: the same request, errors and
+        answer (``_answer``). Many calls in flight cost little CPU here, where threads with a
+        blocking client spend milliseconds of GIL per call (issue 17: 5x faster at 64 in flight)."""
+        import aiohttp
+
+        headers, secrets = self._headers()
+        payload = _fill(self.body, query, n)
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.options.timeout),
+                connector=aiohttp.TCPConnector(limit=256))
+        target, basic = _target(self.url)
+        if basic is not None and not any(name.lower() == "authorization" for name in headers):
+            headers = {**headers, "Authorization": basic}
+        try:
+            try:
+                kwargs = {"params": _query_params(payload)} if self.method == "GET" else {"json": payload}
+                async with self._session.request(self.method, target, headers=headers, **kwargs) as response:
+                    body = await response.read()
+                    return self._answer(response.status, response.reason or "", body, secrets)
+            except aiohttp.ClientConnectorError as exc:
+                raise self._unreachable(exc) from None
+            except TimeoutError:
+                raise self._too_slow() from None
+            except aiohttp.ClientError as exc:
+                raise RetryableError(f"transport error talking to {self.spec}: {exc}") from None
+        except (InputError, RetryableError) as exc:
+            raise _redacted(exc, secrets) from None
+
+    def _unreachable(self, exc: BaseException) -> RetryableError:
+        return RetryableError(f"cannot connect to {self.spec} ({exc}): is the server running and the URL right?")
+
+    def _too_slow(self) -> RetryableError:
+        return RetryableError(f"{self.spec} did not answer within {self.options.timeout:g} s (raise --timeout?)")
+
+    def _answer(self, status: int, reason: str, content: bytes, secrets: list[str]) -> Retrieved:
+        """The hits of one response, or the error its status or body means (one home for both
+        transports)."""
         if status in (401, 403):
-            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}: {_body(response, secrets)}",
+            raise InputError(f"{self.spec} answered {status} {reason}: {_body(content, secrets)}",
                              hint="check the credentials: headers come from [retriever.http] in ragauge.toml, "
                                   "with ${VAR} read from the environment")
         if status == 429 or status >= 500:
-            raise RetryableError(f"{self.spec} answered {status} {response.reason_phrase}")
+            raise RetryableError(f"{self.spec} answered {status} {reason}")
         if status >= 400:
-            raise InputError(f"{self.spec} answered {status} {response.reason_phrase}: {_body(response, secrets)}",
+            raise InputError(f"{self.spec} answered {status} {reason}: {_body(content, secrets)}",
                              hint="check the URL, the method and the body template")
         try:
-            data = loads(response.content)
+            data = loads(content)
         except (ValueError, UnicodeDecodeError) as exc:  # NaN and Infinity are not JSON either
-            raise InputError(f"{self.spec} did not answer JSON ({exc}): {_body(response, secrets)!r}") from None
+            raise InputError(f"{self.spec} did not answer JSON ({exc}): {_body(content, secrets)!r}") from None
         hits = _dig(data, self.hits_path, self.spec) if self.hits_path else data
         return Retrieved(coerce_hits(hits, self.options.doc_id_key), _cost(data))
 
@@ -138,14 +180,46 @@ class HttpRetriever(RetrieverBase):
         return {"url": self.spec, "method": self.method, "headers": sorted(self.header_templates),
                 "body": self.body, "hits_path": self.hits_path or None}
 
+    async def aclose(self) -> None:
+        """Close the aiohttp session (from the event loop that used it)."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
     def close(self) -> None:
         self.client.close()
 
 
-def _body(response: Any, secrets: list[str]) -> str:
+def _target(url: str) -> tuple[Any, str | None]:
+    """The URL (as given, percent-escapes kept) without its ``user:password@`` part, and that part
+    as a Basic ``Authorization`` value in UTF-8, as httpx sends it (aiohttp would encode a URL's
+    credentials in Latin-1 and fail on any other character)."""
+    import base64
+
+    import yarl
+
+    parsed = yarl.URL(url, encoded=True)
+    if parsed.user is None:
+        return parsed, None
+    pair = f"{parsed.user}:{parsed.password or ''}".encode()
+    return parsed.with_user(None), "Basic " + base64.b64encode(pair).decode("ascii")
+
+
+def _query_params(payload: Any) -> list[tuple[str, str]]:
+    """A GET body as query parameters, encoded as httpx encodes ``params``: true/false for booleans,
+    "" for None, a list as the key repeated, other values as text."""
+    out: list[tuple[str, str]] = []
+    for key, value in (payload.items() if isinstance(payload, Mapping) else ()):
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            text = ("true" if item else "false") if isinstance(item, bool) else "" if item is None else str(item)
+            out.append((str(key), text))
+    return out
+
+
+def _body(content: bytes, secrets: list[str]) -> str:
     """The start of a response body for a message: redacted first, THEN cut to 200 characters
     (cut first, a key straddling the cut would leave its start behind)."""
-    return redact(response.text, secrets)[:200]
+    return redact(content.decode("utf-8", "replace"), secrets)[:200]
 
 
 def _redacted(exc: InputError | RetryableError, secrets: list[str]) -> InputError | RetryableError:

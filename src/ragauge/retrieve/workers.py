@@ -1,4 +1,5 @@
-"""Daemon worker threads: the executor's pool, and the deadline on a ``python:`` retriever's call.
+"""Daemon worker threads: the executor's pools (threads, or one event loop), and the deadline on a
+``python:`` retriever's call.
 
 Both use daemon threads for one reason: Python cannot stop a thread, and a non-daemon thread
 stuck in a call that never returns keeps the process from exiting (``concurrent.futures`` joins
@@ -40,22 +41,81 @@ class Workers(Generic[T, R]):
         self._tasks.put(item)
 
     def get(self, timeout: float | None = None) -> R | BaseException:
-        """The next result; ``queue.Empty`` after ``timeout`` seconds. Waits in short slices so
-        Ctrl-C reaches the main thread at once."""
-        waited = 0.0
-        while True:
-            step = 0.1 if timeout is None else min(0.1, timeout - waited)
-            try:
-                return self._results.get(timeout=max(step, 0.0))
-            except queue.Empty:
-                waited += step
-                if timeout is not None and waited >= timeout:
-                    raise
+        """The next result; ``queue.Empty`` after ``timeout`` seconds."""
+        return _next(self._results, timeout)
 
     def stop(self) -> None:
         """Idle threads end; a thread still in a call ends after it (or with the process)."""
         for _ in range(self._n):
             self._tasks.put(None)
+
+
+def _next(results: queue.SimpleQueue[R | BaseException], timeout: float | None) -> R | BaseException:
+    """The next result, waiting in short slices so Ctrl-C reaches the main thread at once;
+    ``queue.Empty`` after ``timeout`` seconds."""
+    waited = 0.0
+    while True:
+        step = 0.1 if timeout is None else min(0.1, timeout - waited)
+        try:
+            return results.get(timeout=max(step, 0.0))
+        except queue.Empty:
+            waited += step
+            if timeout is not None and waited >= timeout:
+                raise
+
+
+class LoopWorkers(Generic[T, R]):
+    """``Workers`` for coroutines: one event loop in a daemon thread runs ``fn(item)`` for each
+    submitted item, at most ``n`` at once; ``get`` returns each result, or the exception the
+    coroutine raised, in completion order. ``stop`` cancels what is still running, awaits
+    ``closing()`` (e.g. an HTTP session's close) on the loop, and ends the thread."""
+
+    def __init__(self, n: int, fn: Callable[[T], Any], closing: Callable[[], Any] | None = None,
+                 name: str = "ragauge-loop") -> None:
+        import asyncio
+
+        self._asyncio = asyncio
+        self._results: queue.SimpleQueue[R | BaseException] = queue.SimpleQueue()
+        self._fn = fn
+        self._closing = closing
+        self._loop = asyncio.new_event_loop()
+        self._limit = asyncio.Semaphore(n)
+        self._tasks: set[Any] = set()
+        threading.Thread(target=self._loop.run_forever, name=name, daemon=True).start()
+
+    async def _run(self, item: T) -> None:
+        async with self._limit:
+            try:
+                self._results.put(await self._fn(item))
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
+                self._results.put(exc)
+
+    def submit(self, item: T) -> None:
+        def start() -> None:
+            task = self._loop.create_task(self._run(item))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        self._loop.call_soon_threadsafe(start)
+
+    def get(self, timeout: float | None = None) -> R | BaseException:
+        """The next result; ``queue.Empty`` after ``timeout`` seconds."""
+        return _next(self._results, timeout)
+
+    def stop(self) -> None:
+        async def wind_down() -> None:
+            for task in list(self._tasks):
+                task.cancel()
+            await self._asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._closing is not None:
+                await self._closing()
+
+        if self._loop.is_running():
+            future = self._asyncio.run_coroutine_threadsafe(wind_down(), self._loop)
+            try:
+                future.result(timeout=10)
+            except Exception:  # noqa: BLE001 - a close that fails or hangs must not keep the run alive
+                pass
+            self._loop.call_soon_threadsafe(self._loop.stop)
 
 
 class Deadline:
