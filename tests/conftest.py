@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser import browser  # noqa: F401  (the fixture for every browser test)
+
 DATA = Path(__file__).parent / "fixtures"
 
 
