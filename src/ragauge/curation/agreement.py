@@ -205,10 +205,11 @@ def render_stats_text(stats: JudgeStats, *, limit: int = SHOWN) -> str:
     out += ["", f"adjudication rule: {RULE}"
             + (f"; adjudicator: {t(stats.adjudicator)}" if stats.adjudicator else "; no adjudicator named")]
     if stats.disagreements:
-        rows = [[t(r.question), t(r.doc_id), " ".join(f"{t(a)}={_grade(g)}" for a, g in sorted(r.grades.items())),
-                 "UNRESOLVED" if r.grade is None else f"{_grade(r.grade)} ({r.how})"]
+        rows = [[f"{t(r.question)} / {t(r.doc_id)}",
+                 "UNRESOLVED" if r.grade is None else f"{_grade(r.grade)} ({r.how})",
+                 " ".join(f"{t(a)}={_grade(g)}" for a, g in sorted(r.grades.items()))]
                 for r in stats.disagreements[:limit]]
-        out += ["", "disagreements:", *text_table(["question", "document", "grades", "merged as"], rows)]
+        out += ["", "disagreements:", *text_table(["question / document", "merged as", "grades"], rows)]
         if len(stats.disagreements) > limit:
             out.append(f"  ... {len(stats.disagreements) - limit} more (--format json lists them all)")
     out += [f"NOTE: {t(note)}" for note in stats.notes]

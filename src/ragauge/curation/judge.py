@@ -13,7 +13,7 @@ skipped; when none is left, the first skipped one; when none is left either, jud
 
 Pace and ETA: the median time between the annotator's consecutive actions, counting only gaps of
 at most :data:`BREAK_SECONDS` (a longer gap is a break), times the candidates still to judge; none
-before :data:`MIN_PACE` such gaps.
+before :data:`MIN_PACE` such gaps, and none when nothing is left.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ class JudgeSession:
         per = pace(self.state.times)
         todo = len(self.order) - graded - skipped
         return Progress(len(self.order), graded, skipped, len(self.pool.questions), done, per,
-                        None if per is None else per * todo)
+                        None if per is None or todo == 0 else per * todo)
 
     def question(self, qi: int) -> dict[str, Any]:
         """The page's view of question ``qi`` (see :func:`ragauge.curation.judge_view.question_view`)."""

@@ -17,7 +17,7 @@ the one code path of ``golden merge``:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,11 +93,12 @@ def _source_lines(path: str | None) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _golden_ids(path: Path) -> set[str]:
-    """The ids of the golden set to merge into; a candidates file (null ``relevant``) is refused."""
+def _golden_queries(path: Path) -> dict[str, tuple[str, Any]]:
+    """``{id: (file:line, query)}`` of the golden set to merge into; a candidates file (null
+    ``relevant``) is refused."""
     from ragauge.core.jsonl import read_jsonl
 
-    ids = set()
+    out: dict[str, tuple[str, Any]] = {}
     for number, obj in read_jsonl(path, what="golden set"):
         if "relevant" in obj and obj["relevant"] is None:
             raise InputError("this file holds candidates still to review ('relevant' is null), not a golden set",
@@ -105,8 +106,20 @@ def _golden_ids(path: Path) -> set[str]:
                              hint="the pool was made from a candidates file: name the golden set to merge into "
                                   "with --golden")
         if isinstance(obj.get("id"), str):
-            ids.add(obj["id"])
-    return ids
+            out.setdefault(obj["id"], (where(path, number), obj.get("query")))
+    return out
+
+
+def _same_questions(pool: Pool, golden: Mapping[str, tuple[str, Any]], labelled: Iterable[str]) -> None:
+    """InputError when a labelled question of the pool asks something else than the golden set's
+    question of that id (another question with the same id, or one edited after pooling)."""
+    asked = {q.id: q.query for q in pool.questions}
+    problems = [f"{golden[qid][0]}: question {qid!r} asks {golden[qid][1]!r} here but {asked[qid]!r} in the pool"
+                for qid in labelled if qid in asked and golden[qid][1] != asked[qid]]
+    if problems:
+        raise InputError("the judgements are for other questions than the golden set's of the same id:\n  "
+                         + "\n  ".join(problems), where=pool.source,
+                         hint="give the candidates new ids, or pool the golden set again after editing a question")
 
 
 def _relevant(grades: Mapping[str, float]) -> Any:
@@ -132,7 +145,7 @@ def merge_judgements(pool: Pool | str | Path, log: str | Path | None = None, *, 
     target = Path(golden) if golden is not None else Path(source) if source else None
     if target is None:
         raise InputError("the pool does not record its golden set", hint="name it with --golden GOLDEN")
-    ids = _golden_ids(target)
+    ids = _golden_queries(target)
     read = read_judgements(log)
     stats = judgement_stats(read.records, logs=[str(log)], adjudicator=adjudicator, notes=read.notes)
     resolutions = resolve_all(replay(read.records), adjudicator)
@@ -158,6 +171,7 @@ def merge_judgements(pool: Pool | str | Path, log: str | Path | None = None, *, 
             candidates.append((loc, {**line, "relevant": _relevant(grades)}))
         else:
             labels[qid] = grades  # merge_golden names the question the golden set lacks
+    _same_questions(pool, ids, labels)
     text, report = merge_golden(target, candidates, labels)
     output = Path(output) if output is not None else target
     atomic_write(output, text, what="golden set")

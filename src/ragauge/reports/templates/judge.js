@@ -183,5 +183,7 @@
   const finishButton = document.getElementById("finish");
   if (finishButton) finishButton.addEventListener("click", finish);
   focus(cur);
+  // a reload starts at the question's first open candidate again, not where a link pointed
+  if (window.location.search.indexOf("&c=") >= 0) window.history.replaceState(null, "", url(data.q));
   if (data.next === null) advance(null);
 })();
