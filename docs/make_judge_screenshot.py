@@ -12,6 +12,7 @@ steady pace. Everything is written to a temporary folder; only the picture is ke
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ def main() -> None:
     import ragauge
     from ragauge.curation.judge import open_session
     from ragauge.curation.judge_app import JudgeServer, create_app, new_token
+    from ragauge.curation.judge_finish import merge_judgements
 
     with tempfile.TemporaryDirectory() as tmp:
         pool = Path(tmp) / "pool.jsonl"
@@ -50,7 +52,8 @@ def main() -> None:
         clock = ticking(datetime(2026, 11, 3, 9, 0, tzinfo=timezone.utc), 9.0)
         session.clock = lambda: next(clock)
         token = new_token()
-        server = JudgeServer(create_app(session, token, finish=lambda: None), token)  # type: ignore[arg-type,return-value]
+        finish = functools.partial(merge_judgements, session.pool, session.log, output=Path(tmp) / "merged.jsonl")
+        server = JudgeServer(create_app(session, token, finish=finish), token)
         server.start()
         try:
             with sync_playwright() as p:

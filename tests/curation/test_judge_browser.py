@@ -62,7 +62,7 @@ def test_judge_by_keyboard_undo_reload_resume_and_finish(browser: Any, served: t
     page = context.new_page()
     page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: None if r.url.startswith(origin) or r.url.startswith("data:") else foreign.append(r.url))
+    page.on("request", lambda r: None if r.url.startswith((origin, "data:")) else foreign.append(r.url))
     page.goto(server.url)
     assert page.url.startswith(f"{origin}/q/0?token=")  # sent to the first question
     assert page.inner_text("#query") == "reset the VPN password" and "current" in classes(page, 0)

@@ -288,4 +288,7 @@ def judge_pool(pool: Pool | str | Path, corpus: str | Path | Mapping[str, Any], 
     if open_browser:
         webbrowser.open(server.url)
     server.run()
+    progress = session.progress()
+    say(f"stopped: {progress.graded} graded, {progress.skipped} skipped, {progress.left} left of {progress.total}; "
+        f"every judgement is in {t(session.log)}")
     return session

@@ -236,9 +236,12 @@ class JudgeServer:
         self._thread: Any = None
 
     def run(self) -> None:
-        """Serve until interrupted (Ctrl-C or SIGTERM end it cleanly)."""
+        """Serve until interrupted: Ctrl-C (or SIGTERM) lets the requests under way finish, then
+        returns (uvicorn raises the Ctrl-C again once it has stopped; that is the normal end here)."""
         try:
             self.server.run(sockets=[self.socket])
+        except KeyboardInterrupt:
+            pass
         finally:
             self.socket.close()
 
