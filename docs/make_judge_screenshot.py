@@ -61,12 +61,12 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": 1100, "height": 900})
                 page.goto(server.url)
                 for i, key in enumerate(KEYS, start=1):
+                    before = int(page.get_attribute("body", "data-settled") or 0)
+                    page.keyboard.press(key)
                     if i == LAST_OF_FIRST:  # its last candidate judged, the page moves on to hd-002
-                        with page.expect_navigation():
-                            page.keyboard.press(key)
-                    else:
-                        with page.expect_response(lambda r: "/api/judge" in r.url):
-                            page.keyboard.press(key)
+                        page.wait_for_url(lambda url: "/q/1?" in url and "&c=" not in url)
+                    else:  # the script counts the answers it has handled
+                        page.wait_for_selector(f'body[data-settled="{before + 1}"]', state="attached")
                 page.wait_for_selector("#c2.current")
                 page.screenshot(path=str(IMAGE), full_page=False)
                 browser.close()

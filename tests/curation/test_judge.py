@@ -137,3 +137,30 @@ def test_a_pool_without_candidates_is_refused(tmp_path: Path) -> None:
     paths = make(tmp_path, golden)
     with pytest.raises(InputError, match="no candidate to judge"):
         open_session(paths["pool"], paths["corpus"])
+
+
+def test_an_adjudication_session_offers_only_the_disagreements_with_the_grades(tmp_path: Path) -> None:
+    from ragauge.data.judgements import Judgement
+    from ragauge.formats.judgements import append_judgement
+
+    paths = make(tmp_path)
+    for who, q, doc, grade in [("ana", "q1", "kb-vpn2", 1), ("bo", "q1", "kb-vpn2", 2),   # disputed
+                               ("ana", "q1", "kb-portal", 0), ("bo", "q1", "kb-portal", 0),  # agreed
+                               ("ana", "q2", "kb-ghost", 0), ("bo", "q2", "kb-ghost", 1),  # disputed
+                               ("lead", "q2", "kb-jam", 1)]:  # the adjudicator's own grade: no dispute
+        append_judgement(paths["log"], Judgement(q, doc, "grade", who, "2026-11-03T09:00:00Z", grade))
+    s = open_session(paths["pool"], paths["corpus"], annotator="lead", disagreements=True)
+    assert s.order == [(0, 0), (1, 1)] and s.sizes() == [1, 1, 0]
+    p = s.progress()
+    assert (p.total, p.questions, p.questions_done) == (2, 2, 0)
+    view = s.question(0)
+    assert [c["doc_id"] for c in view["candidates"]] == ["kb-vpn2"]
+    assert view["candidates"][0]["others"] == {"ana": 1, "bo": 2} and view["candidates"][0]["index"] == 0
+    with pytest.raises(InputError):
+        s.grade(0, 1, 0)  # agreed on: not offered
+    s.grade(0, 0, 2)
+    assert s.next_position((0, 0)) == (1, 1)
+    s.grade(1, 1, 1)
+    assert s.next_position((1, 1)) is None and s.progress().questions_done == 2
+    with pytest.raises(InputError, match="no disagreement to adjudicate"):
+        open_session(paths["pool"], paths["corpus"], annotator="ana", disagreements=True)  # bo and lead agree

@@ -172,3 +172,23 @@ def test_the_server_listens_on_loopback_only_and_guards_real_requests(session: J
         assert page.status_code == 200 and "reset the VPN password" in page.text
     finally:
         server.stop()
+
+
+def test_an_adjudication_page_shows_the_disputed_candidates_with_the_grades(paths: dict[str, Path]) -> None:
+    from ragauge.data.judgements import Judgement
+    from ragauge.formats.judgements import append_judgement
+
+    for who, doc, grade in [("ana", "kb-portal", 1), ("<bo>", "kb-portal", 2), ("ana", "kb-vpn2", 1),
+                            ("<bo>", "kb-vpn2", 1)]:
+        append_judgement(paths["log"], Judgement("q1", doc, "grade", who, "2026-11-03T09:00:00Z", grade))
+    s = open_session(paths["pool"], paths["corpus"], annotator="lead", disagreements=True)
+    c = client(s)
+    assert c.get(f"/?token={TOKEN}").headers["location"] == f"/q/0?token={TOKEN}"
+    html = c.get(f"/q/0?token={TOKEN}").text
+    assert 'id="c1"' in html and 'id="c0"' not in html  # kb-vpn2 is agreed on: not shown
+    assert "adjudicating disagreements" in html and "&lt;bo&gt;: <b>2</b>" in html and "ana: <b>1</b>" in html
+    data = json.loads(html.split('id="judge-data">', 1)[1].split("</script>", 1)[0])
+    assert data["focus"] == 1 and data["sizes"] == [1, 0, 0]
+    assert c.post("/api/judge", json={"action": "grade", "grade": 1, "q": 0, "c": 0}, headers=auth()).status_code == 400
+    r = c.post("/api/judge", json={"action": "grade", "grade": 2, "q": 0, "c": 1}, headers=auth())
+    assert r.status_code == 200 and r.json()["next"] is None and r.json()["progress"]["questions_done"] == 1

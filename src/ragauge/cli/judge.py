@@ -23,12 +23,15 @@ from ragauge.errors import InputError
 @click.option("--log", "log", type=click.Path(path_type=Path),
               help="Judgements log to append to and resume from (default: POOL's name + .judgements.jsonl).")
 @click.option("--adjudicator", help="An annotator whose grade settles disagreements (see judge-stats).")
+@click.option("--disagreements", is_flag=True,
+              help="Adjudicate: show only what the other annotators graded differently, with their grades.")
 @click.option("--no-open", is_flag=True, help="Print the page's address without opening a browser.")
 @click.option("--finish", is_flag=True, help="Merge the judgements into the golden set (no page).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="The --finish summary's format.")
 def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: Path | None, annotator: str | None,
-                  log: Path | None, adjudicator: str | None, no_open: bool, finish: bool, fmt: str) -> None:
+                  log: Path | None, adjudicator: str | None, disagreements: bool, no_open: bool, finish: bool,
+                  fmt: str) -> None:
     """Judge a pool's candidates in a local web page, then merge the grades into the golden set.
 
     The page (on 127.0.0.1 only, at a random port, with an access token in its address) shows one
@@ -41,12 +44,14 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
 
     --finish (or the page's Finish button) merges the judgements as graded "relevant" entries with
     the checks of 'golden merge'. Disagreements are settled by the grade all gave, else the
-    --adjudicator's, else a strict majority; ties are not merged and are listed.
+    --adjudicator's, else a strict majority; ties are not merged and are listed. An adjudicator
+    grades just the disagreements with --disagreements, then finishes with --adjudicator NAME.
 
     \b
     Examples:
       ragauge golden judge pool.jsonl --corpus corpus.jsonl --annotator ana
-      ragauge golden judge pool.jsonl --finish --golden golden.jsonl
+      ragauge golden judge pool.jsonl --corpus corpus.jsonl --annotator lead --disagreements
+      ragauge golden judge pool.jsonl --finish --golden golden.jsonl --adjudicator lead
     """
     if finish:
         from ragauge.cli.options import write_output
@@ -67,7 +72,7 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
     from ragauge.curation.judge import judge_pool
 
     judge_pool(pool, corpus, golden=golden, output=output, annotator=annotator, log=log, adjudicator=adjudicator,
-               open_browser=not no_open, announce=lambda line: click.echo(line, err=True))
+               disagreements=disagreements, open_browser=not no_open, announce=lambda line: click.echo(line, err=True))
 
 
 @click.command("judge-stats")

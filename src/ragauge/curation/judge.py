@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.numbers import GRADE, check_number
-from ragauge.data.judgements import AnnotatorState, Judgement, now_utc, parse_time, replay
+from ragauge.data.judgements import AnnotatorState, Item, Judgement, now_utc, parse_time, replay
 from ragauge.data.pool import Pool
 from ragauge.errors import InputError
 
@@ -106,7 +106,7 @@ class JudgeSession:
 
     def __init__(self, pool: Pool, documents: Mapping[str, tuple[str, str]], log: str | Path, annotator: str,
                  records: Iterable[Judgement] = (), *, clock: Callable[[], str] = now_utc,
-                 notes: Iterable[str] = ()) -> None:
+                 notes: Iterable[str] = (), only: Mapping[Item, Mapping[str, float]] | None = None) -> None:
         if not annotator or not isinstance(annotator, str):
             raise InputError("the annotator needs a name", hint="--annotator NAME")
         self.pool = pool
@@ -114,10 +114,11 @@ class JudgeSession:
         self.log = Path(log)
         self.annotator = annotator
         self.clock = clock
-        self.order: list[Position] = [(qi, ci) for qi, q in enumerate(pool.questions)
-                                      for ci in range(len(q.candidates))]
-        self.index = {(pool.questions[qi].id, pool.questions[qi].candidates[ci].doc_id): (qi, ci)
-                      for qi, ci in self.order}
+        self.index: dict[Item, Position] = {(q.id, c.doc_id): (qi, ci) for qi, q in enumerate(pool.questions)
+                                            for ci, c in enumerate(q.candidates)}
+        self.only = only
+        """In adjudication mode, the items offered and the other annotators' grades of each."""
+        self.order: list[Position] = [pos for item, pos in self.index.items() if only is None or item in only]
         records = list(records)
         self.state: AnnotatorState = replay(records).get(annotator) or AnnotatorState(annotator)
         self.notes = list(notes)
@@ -140,20 +141,21 @@ class JudgeSession:
         return q.id, q.candidates[ci].doc_id
 
     def check(self, qi: Any, ci: Any) -> Position:
-        """``(qi, ci)`` when they name a candidate of the pool; InputError otherwise."""
+        """``(qi, ci)`` when they name a candidate of the pool this session offers; InputError otherwise."""
         if (isinstance(qi, bool) or isinstance(ci, bool) or not isinstance(qi, int) or not isinstance(ci, int)
-                or not 0 <= qi < len(self.pool.questions) or not 0 <= ci < len(self.pool.questions[qi].candidates)):
+                or not 0 <= qi < len(self.pool.questions) or not 0 <= ci < len(self.pool.questions[qi].candidates)
+                or not self.offers((qi, ci))):
             raise InputError(f"no candidate {ci!r} in question {qi!r}")
         return qi, ci
+
+    def offers(self, pos: Position) -> bool:
+        return self.only is None or self.item(pos) in self.only
 
     def status(self, pos: Position) -> dict[str, Any]:
         """``{"grade": grade or None, "skipped": bool}`` of a candidate for this annotator."""
         record = self.state.current(self.item(pos))
         return {"grade": None if record is None else record.grade,
                 "skipped": record is not None and record.action == "skip"}
-
-    def _open(self, pos: Position) -> bool:
-        return self.state.current(self.item(pos)) is None
 
     def next_position(self, after: Position | None = None) -> Position | None:
         """The next candidate to judge after ``after`` (from the start when None); module docstring."""
@@ -168,23 +170,29 @@ class JudgeSession:
                     return pos
         return None
 
+    def sizes(self) -> list[int]:
+        """How many candidates the session offers in each question."""
+        out = [0] * len(self.pool.questions)
+        for qi, _ in self.order:
+            out[qi] += 1
+        return out
+
     def progress(self) -> Progress:
         graded = skipped = 0
-        done = 0
-        for qi, q in enumerate(self.pool.questions):
-            left = 0
-            for ci in range(len(q.candidates)):
-                record = self.state.current(self.item((qi, ci)))
-                if record is None:
-                    left += 1
-                elif record.action == "skip":
-                    skipped += 1
-                else:
-                    graded += 1
-            done += left == 0
+        left = [0] * len(self.pool.questions)
+        for pos in self.order:
+            record = self.state.current(self.item(pos))
+            if record is None:
+                left[pos[0]] += 1
+            elif record.action == "skip":
+                skipped += 1
+            else:
+                graded += 1
+        questions = len(self.pool.questions) if self.only is None else sum(n > 0 for n in self.sizes())
+        done = questions - sum(n > 0 for n in left)
         per = pace(self.state.times)
         todo = len(self.order) - graded - skipped
-        return Progress(len(self.order), graded, skipped, len(self.pool.questions), done, per,
+        return Progress(len(self.order), graded, skipped, questions, done, per,
                         None if per is None or todo == 0 else per * todo)
 
     def question(self, qi: int) -> dict[str, Any]:
@@ -192,7 +200,14 @@ class JudgeSession:
         from ragauge.curation.judge_view import question_view
 
         q = self.pool.questions[qi]
-        return question_view(q, self.documents, [self.status((qi, ci)) for ci in range(len(q.candidates))])
+        states: list[dict[str, Any] | None] = []
+        for ci, c in enumerate(q.candidates):
+            if not self.offers((qi, ci)):
+                states.append(None)
+            else:
+                others = {} if self.only is None else dict(self.only[(q.id, c.doc_id)])
+                states.append({**self.status((qi, ci)), "others": others})
+        return question_view(q, self.documents, states)
 
     # --- acting -----------------------------------------------------------------------------------
 
@@ -234,11 +249,12 @@ class JudgeSession:
 # --- the one call --------------------------------------------------------------------------------------
 
 def open_session(pool: Pool | str | Path, corpus: str | Path | Mapping[str, Any], *, log: str | Path | None = None,
-                 annotator: str | None = None) -> JudgeSession:
+                 annotator: str | None = None, disagreements: bool = False) -> JudgeSession:
     """A session on ``pool`` (a Pool or a pool file) with the texts of ``corpus`` (see
     :func:`load_documents`), resuming from the judgements ``log`` (default: beside the pool file,
     ``POOL.judgements.jsonl``; its unfinished last record, if any, cut off) for ``annotator``
-    (default: the login name)."""
+    (default: the login name). With ``disagreements``, an adjudication session: only the items
+    that the log's other annotators graded differently are offered, each with their grades."""
     from ragauge.formats.judgements import default_log_path, open_log
     from ragauge.formats.pool import read_pool
 
@@ -253,18 +269,31 @@ def open_session(pool: Pool | str | Path, corpus: str | Path | Mapping[str, Any]
     read = open_log(log)
     wanted = {d.doc_id for q in pool.questions for d in (*q.candidates, *q.judged)}
     documents = load_documents(corpus, wanted)
-    return JudgeSession(pool, documents, log, annotator or default_annotator(), read.records, notes=read.notes)
+    annotator = annotator or default_annotator()
+    only = None
+    if disagreements:
+        from ragauge.curation.agreement import item_grades
+
+        others = {name: state for name, state in replay(read.records).items() if name != annotator}
+        pooled = {(q.id, c.doc_id) for q in pool.questions for c in q.candidates}
+        only = {item: grades for item, grades in item_grades(others).items()
+                if len(set(grades.values())) > 1 and item in pooled}
+        if not only:
+            raise InputError("no disagreement to adjudicate: the other annotators agree on every candidate they "
+                             "both graded", where=str(log))
+    return JudgeSession(pool, documents, log, annotator, read.records, notes=read.notes, only=only)
 
 
 def judge_pool(pool: Pool | str | Path, corpus: str | Path | Mapping[str, Any], *, golden: str | Path | None = None,
                output: str | Path | None = None, annotator: str | None = None, log: str | Path | None = None,
-               adjudicator: str | None = None, open_browser: bool = True,
+               adjudicator: str | None = None, disagreements: bool = False, open_browser: bool = True,
                announce: Callable[[str], None] | None = None) -> JudgeSession:
     """Serve the judging page for ``pool`` on 127.0.0.1 until interrupted (Ctrl-C), and return the
     session. ``announce`` gets the lines to show (the URL with its access token first; default: the
     standard error); the URL is opened in the browser unless ``open_browser`` is false. The page's
     Finish button runs :func:`ragauge.curation.judge_finish.merge_judgements` with ``golden``,
-    ``output`` and ``adjudicator``. See :func:`open_session` for the other arguments."""
+    ``output`` and ``adjudicator``. See :func:`open_session` for the other arguments
+    (``disagreements``: offer only the items the other annotators graded differently)."""
     import functools
     import sys
     import webbrowser
@@ -273,7 +302,9 @@ def judge_pool(pool: Pool | str | Path, corpus: str | Path | Mapping[str, Any], 
     from ragauge.curation.judge_app import JudgeServer, create_app, new_token
     from ragauge.curation.judge_finish import merge_judgements
 
-    session = open_session(pool, corpus, log=log, annotator=annotator)
+    session = open_session(pool, corpus, log=log, annotator=annotator, disagreements=disagreements)
+    if disagreements and adjudicator is None:
+        adjudicator = session.annotator  # the Finish button of an adjudication session settles with its grades
     token = new_token()
     finish = functools.partial(merge_judgements, session.pool, session.log, golden=golden, output=output,
                                adjudicator=adjudicator)

@@ -149,15 +149,21 @@ def create_app(session: JudgeSession, token: str, *,
             return RedirectResponse(f"/q/{qi}?token={token}", status_code=303)
         with session.lock:
             question = session.question(qi)
+        shown = [c["index"] for c in question["candidates"]]
+        open_here = [c["index"] for c in question["candidates"] if c["grade"] is None and not c["skipped"]]
+        wanted = request.query_params.get("c", "")
         try:
-            focus = int(request.query_params.get("c", ""))
+            focus = shown[-1] if wanted == "last" and shown else int(wanted)
         except ValueError:
-            open_here = [c["index"] for c in question["candidates"] if c["grade"] is None and not c["skipped"]]
-            focus = open_here[0] if open_here else 0
-        focus = min(max(focus, 0), max(len(question["candidates"]) - 1, 0))
+            focus = -1
+        if focus not in shown:
+            focus = open_here[0] if open_here else shown[0] if shown else 0
+        with session.lock:
+            sizes = session.sizes()
         data = {"token": token, "q": qi, "questions": nq, "focus": focus, "finish": finish is not None,
-                "sizes": [len(q.candidates) for q in session.pool.questions], **_state()}
-        html = template.render(q=question, qi=qi, nq=nq, annotator=session.annotator, progress=_state()["progress"],
+                "sizes": sizes, **_state()}
+        html = template.render(q=question, qi=qi, nq=nq, annotator=session.annotator, progress=data["progress"],
+                               adjudicating=session.only is not None,
                                data_json=Markup(script_json(data)), script=Markup(script), css=Markup(css),
                                finish=finish is not None, log=str(session.log), grades=GRADES, data_token=token)
         return HTMLResponse(html)

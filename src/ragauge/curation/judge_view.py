@@ -72,7 +72,8 @@ def candidate_view(index: int, doc_id: str, ranks: Mapping[str, int], document: 
     """One candidate for the template: ``title`` and ``text`` as highlighted segments, ``long``
     (folded), ``cut`` (characters not shown), ``missing`` (not in the corpus), ``ranks`` as
     ``[(short name, system, rank)]`` best first (the short name is the last part of a path), and
-    the annotator's ``state`` (grade or skipped)."""
+    the annotator's ``state`` (``grade``, ``skipped``, and ``others``: the other annotators' grades
+    shown to an adjudicator)."""
     title, text = document if document is not None else ("", "")
     shown = text[:MAX_CHARS]
     return {"index": index, "doc_id": doc_id, "missing": document is None,
@@ -83,14 +84,15 @@ def candidate_view(index: int, doc_id: str, ranks: Mapping[str, int], document: 
 
 
 def question_view(question: PooledQuestion, documents: Mapping[str, tuple[str, str]],
-                  states: list[dict[str, Any]]) -> dict[str, Any]:
+                  states: list[dict[str, Any] | None]) -> dict[str, Any]:
     """The page's question: its id, query, tags and systems, its candidates (``states[i]`` is the
-    annotator's state of candidate i) and the documents judged before pooling, with their grades."""
+    annotator's state of candidate i, None for a candidate not offered, which is left out) and the
+    documents judged before pooling, with their grades."""
     terms = query_terms(question.query)
     return {
         "id": question.id, "query": question.query, "tags": list(question.tags), "systems": list(question.systems),
-        "candidates": [candidate_view(i, c.doc_id, c.ranks, documents.get(c.doc_id), terms, states[i])
-                       for i, c in enumerate(question.candidates)],
+        "candidates": [candidate_view(i, c.doc_id, c.ranks, documents.get(c.doc_id), terms, state)
+                       for i, (c, state) in enumerate(zip(question.candidates, states)) if state is not None],
         "judged": [{"doc_id": j.doc_id, "grade": j.grade, "title": documents.get(j.doc_id, ("", ""))[0]}
                    for j in question.judged],
     }

@@ -6,8 +6,14 @@
   const data = JSON.parse(document.getElementById("judge-data").textContent);
   const cards = Array.from(document.querySelectorAll("#candidates > li.cand"));
   const LABELS = {0: "0 · not relevant", 1: "1 · relevant", 2: "2 · highly relevant"};
-  let cur = Math.max(0, Math.min(data.focus, cards.length - 1));
+  // cur is a position in cards; a card's data-index is its candidate index in the pool (the server's "c")
+  function at(index) { return cards.findIndex(function (el) { return Number(el.dataset.index) === index; }); }
+  function index(pos) { return Number(cards[pos].dataset.index); }
+  let cur = Math.max(0, at(data.focus));
   let busy = false;
+  let settled = 0;
+  // each finished request, saved or not, counts here: what a test (or a person's tool) can wait for
+  function done() { settled += 1; document.body.dataset.settled = String(settled); }
 
   function url(q, c) {
     return "/q/" + q + "?token=" + encodeURIComponent(data.token) + (c === undefined ? "" : "&c=" + c);
@@ -73,14 +79,14 @@
       say("every candidate is judged or skipped");
       return;
     }
-    if (next.q === data.q) focus(next.c); else go(next.q, next.c);
+    if (next.q === data.q && at(next.c) >= 0) focus(at(next.c)); else go(next.q, next.c);
   }
 
   async function act(body) {
     if (busy || !cards.length) return;
     busy = true;
     try {
-      const out = await post("/api/judge", Object.assign({q: data.q, c: cur}, body));
+      const out = await post("/api/judge", Object.assign({q: data.q, c: index(cur)}, body));
       fail("");
       show(cards[cur], out.saved);
       progress(out.progress);
@@ -90,6 +96,7 @@
       fail("NOT SAVED: " + e.message);
     } finally {
       busy = false;
+      done();
     }
   }
 
@@ -104,9 +111,9 @@
         say("nothing to undo");
       } else if (out.undone === null) {
         say("undid a judgement of a document this pool does not hold");
-      } else if (out.undone.q === data.q) {
-        show(cards[out.undone.c], out.undone);
-        focus(out.undone.c);
+      } else if (out.undone.q === data.q && at(out.undone.c) >= 0) {
+        show(cards[at(out.undone.c)], out.undone);
+        focus(at(out.undone.c));
         say("undone");
       } else {
         go(out.undone.q, out.undone.c);
@@ -115,6 +122,7 @@
       fail("NOT UNDONE: " + e.message);
     } finally {
       busy = false;
+      done();
     }
   }
 
@@ -122,7 +130,7 @@
     let q = data.q + step;
     while (q >= 0 && q < data.questions && data.sizes[q] === 0) q += step;
     if (q < 0 || q >= data.questions) { say(step > 0 ? "this is the last question" : "this is the first question"); return; }
-    go(q, step > 0 ? 0 : data.sizes[q] - 1);
+    go(q, step > 0 ? undefined : "last");
   }
 
   function move(step) {
@@ -153,6 +161,7 @@
       fail("NOT MERGED: " + e.message);
     } finally {
       button.disabled = false;
+      done();
     }
   }
 
