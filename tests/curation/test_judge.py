@@ -164,3 +164,18 @@ def test_an_adjudication_session_offers_only_the_disagreements_with_the_grades(t
     assert s.next_position((1, 1)) is None and s.progress().questions_done == 2
     with pytest.raises(InputError, match="no disagreement to adjudicate"):
         open_session(paths["pool"], paths["corpus"], annotator="ana", disagreements=True)  # bo and lead agree
+
+
+@pytest.mark.parametrize("module", ["starlette.applications", "uvicorn"])
+def test_without_the_judge_extra_the_error_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    module: str) -> None:
+    import sys
+
+    from ragauge.curation.judge_app import JudgeServer, create_app
+    from ragauge.errors import MissingExtra
+
+    s = session(make(tmp_path))
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    with pytest.raises(MissingExtra) as info:
+        JudgeServer(create_app(s, "token"), "token")
+    assert info.value.hint == "pip install 'ragauge[judge]'" and module.split(".")[0] in info.value.message

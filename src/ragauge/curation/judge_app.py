@@ -137,7 +137,7 @@ def create_app(session: JudgeSession, token: str, *,
     def page(request: Request) -> Response:
         nq = len(session.pool.questions)
         if not nq:
-            raise RagaugeError("the pool has no question")
+            return HTMLResponse("the pool has no question", status_code=404)
         try:
             qi = int(request.path_params.get("qi", -1))
         except ValueError:
