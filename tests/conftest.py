@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.browser import browser  # noqa: F401  (the fixture for every browser test)
+
 # Property tests draw the same examples on every run, so the suite (and CI) cannot fail at random;
 # HYPOTHESIS_PROFILE=explore draws new ones, to hunt for inputs nobody tried.
 settings.register_profile("repeatable", derandomize=True)

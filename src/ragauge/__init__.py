@@ -24,8 +24,11 @@ if TYPE_CHECKING:
     from ragauge.comparison.compare import compare
     from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
+    from ragauge.curation.agreement import JudgeStats, judge_stats
     from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
     from ragauge.curation.importing import ImportResult, import_golden
+    from ragauge.curation.judge import judge_pool
+    from ragauge.curation.judge_finish import JudgeMerge, merge_judgements
     from ragauge.curation.pool import PoolResult, pool_golden
     from ragauge.curation.scrub import ScrubOptions, ScrubSummary, scrub_golden
     from ragauge.curation.validate import ValidationReport, validate_golden
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from ragauge.formats.answers import read_answers
     from ragauge.formats.beir import import_beir
     from ragauge.formats.golden import as_golden, load_golden, write_golden
+    from ragauge.formats.judgements import read_judgements
     from ragauge.formats.pool import read_pool, write_pool
     from ragauge.formats.runs import as_run, read_run, write_run_jsonl
     from ragauge.gating.baseline import Baseline, read_baseline
@@ -92,6 +96,9 @@ _EXPORTS: dict[str, str] = {
     "import_golden": "ragauge.curation.importing", "ImportResult": "ragauge.curation.importing",
     "draft_golden": "ragauge.curation.draft", "DraftOptions": "ragauge.curation.draft",
     "DraftResult": "ragauge.curation.draft",
+    "judge_pool": "ragauge.curation.judge", "merge_judgements": "ragauge.curation.judge_finish",
+    "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.curation.agreement",
+    "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.formats.judgements",
     "History": "ragauge.history.history",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
@@ -102,6 +109,7 @@ __all__ = [
     "AnswerVerdict", "Answers", "Attribution", "JudgeOptions", "attribute", "read_answers",
     "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
     "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
+    "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
     "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
     "RuleOutcome", "Run", "ScrubOptions",
     "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",

@@ -8,9 +8,7 @@ they fail instead. A screenshot is kept in test-artifacts/report.png.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +21,6 @@ from ragauge.reports.render import render
 
 ROOT = Path(__file__).parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 # --- static checks --------------------------------------------------------------------------------
@@ -62,27 +58,6 @@ def test_script_is_pinned_by_its_hash(evaluation: Evaluation) -> None:
 
 
 # --- in a browser ---------------------------------------------------------------------------------
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: the browser test must run; .ci/run installs chromium and playwright)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed: pip install -e '.[test]'")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        _unavailable("chromium is not installed: apt-get install chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 class Page:
     """A page on the report with everything that happened recorded."""

@@ -136,6 +136,7 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
 from ragauge.cli.draft import draft_command  # noqa: E402  (commands defined in their own module)
 from ragauge.cli.grow import add_command, merge_command  # noqa: E402
 from ragauge.cli.imports import import_command, import_trec_command  # noqa: E402
+from ragauge.cli.judge import judge_command, judge_stats_command  # noqa: E402
 from ragauge.cli.pool import pool_command  # noqa: E402
 
 golden_group.add_command(add_command)
@@ -144,3 +145,5 @@ golden_group.add_command(pool_command)
 golden_group.add_command(import_command)
 golden_group.add_command(import_trec_command)
 golden_group.add_command(draft_command)
+golden_group.add_command(judge_command)
+golden_group.add_command(judge_stats_command)

@@ -87,7 +87,7 @@ def merge_command(golden: Path, candidates: Path, output: Path) -> None:
     Example:
       ragauge golden merge golden.jsonl candidates.jsonl -o golden.jsonl
     """
-    from ragauge.curation.grow import merge_text
+    from ragauge.curation.merge import merge_text
 
     text, report = merge_text(golden, candidates)
     write_output(text, output)

@@ -34,7 +34,15 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.core.jsonl import decode_lines, to_jsonl
+from ragauge.core.jsonl import decode_lines
+
+# the merge moved to ragauge.curation.merge; its names stay importable from here
+from ragauge.curation.merge import REJECTED as REJECTED
+from ragauge.curation.merge import REVIEW_FIELDS as REVIEW_FIELDS
+from ragauge.curation.merge import MergeReport as MergeReport
+from ragauge.curation.merge import merge_lines as merge_lines
+from ragauge.curation.merge import merge_text as merge_text
+from ragauge.curation.merge import reviewed_entry as reviewed_entry
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
     near_duplicate_pairs,
@@ -48,10 +56,6 @@ if TYPE_CHECKING:
 DEFAULT_FEEDBACK = ("thumbs_down", "missed")
 HINT_LIMIT = 20
 NEEDS_REVIEW = "needs-review"
-REJECTED = "rejected"
-REVIEW_FIELDS = ("status", "hint_retrieved", "feedback", "seen", "first_seen", "log_ref", "scrubbed", "leakage")
-"""Fields that help a reviewer and are stripped on merge (``added``, ``source``, ``no_answer`` and
-``golden draft``'s ``drafted_by`` stay)."""
 
 QUERY_KEYS = ("query", "question", "q", "user_query", "prompt", "input")
 RETRIEVED_KEYS = ("retrieved", "hits", "results", "documents", "docs", "retrieved_ids", "doc_ids", "sources")
@@ -318,89 +322,3 @@ def _candidate(qid: str, text: str, entry: LogEntry, changed: bool, today: date,
     if changed:
         out["scrubbed"] = True
     return out
-
-
-# --- merge -----------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MergeReport:
-    golden: int
-    merged: int
-    rejected: int
-
-
-def reviewed_entry(obj: Mapping[str, Any], loc: str) -> dict[str, Any] | None:
-    """A reviewed candidate as a golden line (review-only fields stripped), or None when the reviewer
-    rejected it (``"status": "rejected"``). Raises InputError at ``loc`` when ``relevant`` is missing or
-    null, or empty without ``"no_answer": true``, or non-empty with it, or the line is not a valid
-    golden line."""
-    from ragauge.data.golden import parse_golden_line
-
-    if obj.get("status") == REJECTED:
-        return None
-    hint = ('fill "relevant" with the ids that answer it, mark a question without an answer with '
-            '"relevant": [] and "no_answer": true, or set "status": "rejected" (or delete the line)')
-    if obj.get("relevant") is None:
-        raise InputError("candidate not reviewed: 'relevant' is missing or null", where=loc, hint=hint)
-    no_answer = obj.get("no_answer") is True
-    empty = not obj["relevant"] if isinstance(obj["relevant"], (list, dict)) else False
-    if empty and not no_answer:
-        raise InputError("'relevant' is empty but the candidate is not marked \"no_answer\": true", where=loc,
-                         hint=hint)
-    if no_answer and not empty:
-        raise InputError("\"no_answer\": true but 'relevant' lists documents", where=loc,
-                         hint='remove "no_answer" or empty "relevant"')
-    parse_golden_line(obj, loc)  # schema check: id, query, relevant, tags
-    head = {k: obj[k] for k in ("id", "query", "relevant", "tags") if k in obj}
-    return {**head, **{k: v for k, v in obj.items() if k not in head and k not in REVIEW_FIELDS}}
-
-
-def merge_lines(golden_ids: Mapping[str, str], candidates: Iterable[tuple[str, Mapping[str, Any]]],
-                ) -> tuple[list[dict[str, Any]], int]:
-    """Reviewed ``(location, line)`` candidates as golden lines, and how many were rejected.
-
-    Every problem is collected; the InputError names the first at its location and lists the rest.
-    Ids must not repeat an id of the golden set (``golden_ids`` maps id -> location) or of an earlier
-    candidate."""
-    out: list[dict[str, Any]] = []
-    problems: list[InputError] = []
-    seen = dict(golden_ids)
-    rejected = 0
-    for loc, obj in candidates:
-        try:
-            entry = reviewed_entry(obj, loc)
-        except InputError as exc:
-            problems.append(exc)
-            continue
-        if entry is None:
-            rejected += 1
-            continue
-        if entry["id"] in seen:
-            problems.append(InputError(f"duplicate id {entry['id']!r} (also at {seen[entry['id']]})", where=loc,
-                                       hint="give the candidate a new id"))
-            continue
-        seen[entry["id"]] = loc
-        out.append(entry)
-    if problems:
-        first = problems[0]
-        rest = "".join(f"\n  {p.where}: {p.message}" for p in problems[1:])
-        raise InputError(f"{first.message}{rest}" + (f"\n  ({len(problems)} problems, nothing written)"
-                                                      if len(problems) > 1 else ""),
-                         where=first.where, hint=first.hint)
-    return out, rejected
-
-
-def merge_text(golden_path: Path, candidates_path: Path) -> tuple[str, MergeReport]:
-    """The golden set's lines unchanged followed by the reviewed candidates, as the text of the merged
-    file (raises InputError, and nothing is to be written, when any candidate is refused)."""
-    from ragauge.core.jsonl import read_jsonl
-    from ragauge.formats.golden import load_golden
-
-    golden = load_golden(golden_path)
-    ids = {q.id: where(golden_path, q.line) for q in golden}
-    lines = [(where(candidates_path, n), obj) for n, obj in read_jsonl(candidates_path, what="candidates")]
-    entries, rejected = merge_lines(ids, lines)
-    text = golden_path.read_bytes().decode("utf-8-sig")
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + to_jsonl(entries), MergeReport(len(golden), len(entries), rejected)

@@ -95,13 +95,20 @@ def read_documents(path: str | Path) -> list[tuple[str, str, str]]:
     """``(doc_id, title, text)`` for every document: a JSONL / BEIR corpus (``.jsonl``,
     ``.jsonl.gz``) or a folder of .md/.txt/.html files (the relative path is the doc id)."""
     path = Path(path)
-    docs = list(_read_folder(path) if path.is_dir() else _read_jsonl_corpus(path))
+    docs = list(iter_documents(path))
     seen: set[str] = set()
     for doc_id, _, _ in docs:
         if doc_id in seen:
             raise InputError(f"duplicate document id {doc_id!r} in the corpus", where=str(path))
         seen.add(doc_id)
     return docs
+
+
+def iter_documents(path: str | Path) -> Iterator[tuple[str, str, str]]:
+    """``(doc_id, title, text)`` one document at a time, as :func:`read_documents` reads them but
+    without holding the corpus in memory (and without its check for duplicate ids)."""
+    path = Path(path)
+    return _read_folder(path) if path.is_dir() else _read_jsonl_corpus(path)
 
 
 def corpus_texts(corpus: str | Path | Mapping[str, str]) -> dict[str, str]:

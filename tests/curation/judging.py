@@ -1,0 +1,42 @@
+"""A small judging setup for the tests: a golden set, a corpus, runs and the pool made from them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+GOLDEN = [
+    {"id": "q1", "query": "reset the VPN password", "relevant": ["kb-vpn"], "tags": ["net"]},
+    {"id": "q2", "query": "printer E-301 paper jam", "relevant": {"kb-printer": 2, "kb-old": 0}},
+    {"id": "q3", "query": "no candidate here", "relevant": ["kb-wifi"]},
+]
+CORPUS = [
+    {"id": "kb-vpn", "title": "VPN", "text": "Reset the VPN password in the portal."},
+    {"id": "kb-vpn2", "title": "VPN passwords", "text": "Passwords for the VPN expire every 90 days."},
+    {"id": "kb-portal", "title": "Self-service portal", "text": "The portal resets passwords. " * 60},
+    {"id": "kb-printer", "title": "Printer", "text": "E-301 means a paper feed jam."},
+    {"id": "kb-jam", "title": "Paper jams", "text": "Open tray 2 and remove the jammed paper."},
+    {"id": "kb-wifi", "title": "Wi-Fi", "text": "Join the office network."},
+]
+RUN_A = {"q1": ["kb-vpn", "kb-vpn2", "kb-portal"], "q2": ["kb-jam", "kb-printer"], "q3": ["kb-wifi"]}
+RUN_B = {"q1": ["kb-vpn2", "kb-vpn"], "q2": ["kb-printer", "kb-ghost"], "q3": ["kb-wifi"]}
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def make(tmp_path: Path, golden: list[dict[str, Any]] | None = None,
+         runs: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Files for a judging session: golden, corpus, pool (two runs at depth 3); q1 has candidates
+    kb-vpn2 and kb-portal, q2 kb-jam and kb-ghost (not in the corpus), q3 none."""
+    import ragauge
+
+    paths = {"golden": write_jsonl(tmp_path / "golden.jsonl", golden or GOLDEN),
+             "corpus": write_jsonl(tmp_path / "corpus.jsonl", CORPUS)}
+    ragauge.pool_golden(paths["golden"], runs=runs or {"a": RUN_A, "b": RUN_B}, depth=3, output=tmp_path / "pool.jsonl")
+    paths["pool"] = tmp_path / "pool.jsonl"
+    paths["log"] = tmp_path / "pool.judgements.jsonl"
+    return paths
