@@ -137,7 +137,7 @@ def render_markdown(r: SweepResult) -> str:
     md = escape.markdown
     golden = r.meta.get("golden", {})
     out = [f"### ragauge sweep: {len(r.rows)} configurations", "",
-           f"golden: `{md(golden.get('path'))}`, corpus: `{md(r.meta.get('corpus', {}).get('path'))}`; "
+           f"golden: {md(golden.get('path'))}, corpus: {md(r.meta.get('corpus', {}).get('path'))}; "
            f"{md(questions_line(r))}; reference: {md(r.reference)}; primary metric: {md(r.primary)}", ""]
     out += _md_table([md(h) for h in header(r)], rows(r, md))
     out += ["", f"<sub>{md(legend(r))}</sub>", "", f"**{md(r.selection.statement)}**"]
