@@ -82,17 +82,22 @@ def best_chunks(hits: Sequence[Hit]) -> list[Hit]:
     return out
 
 
-def _documents(results: Sequence[Sequence[Hit]]) -> tuple[list[list[Hit]], dict[str, tuple[int, str | None]]]:
-    """Each hit list reduced to documents (``best_chunks``), and for each document the chunk that
-    ranked best for it (on a tie, the chunk from the earlier list) with that rank."""
+def _documents(results: Sequence[Sequence[Hit]]) -> tuple[list[list[Hit]], dict[str, tuple[int, Hit]]]:
+    """Each hit list reduced to documents (``best_chunks``), and for each document the hit of the
+    chunk that ranked best for it (on a tie, the one from the earlier list) with that rank."""
     lists = [best_chunks(hits) for hits in results]
-    chunk_of: dict[str, tuple[int, str | None]] = {}
+    chunk_of: dict[str, tuple[int, Hit]] = {}
     for hits in lists:
         for rank, hit in enumerate(hits, start=1):
             doc = str(hit.doc_id)
             if doc not in chunk_of or rank < chunk_of[doc][0]:
-                chunk_of[doc] = (rank, hit.chunk_id)
+                chunk_of[doc] = (rank, hit)
     return lists, chunk_of
+
+
+def _fused(doc: str, best: Hit, score: float) -> Hit:
+    """The fused hit of ``doc``: its best chunk (and that chunk's length) with the fused score."""
+    return Hit(doc, best.chunk_id, round(score, 8), best.length)
 
 
 def fuse(results: Sequence[Sequence[Hit]], n: int, k: float = RRF_K) -> list[Hit]:
@@ -100,7 +105,7 @@ def fuse(results: Sequence[Sequence[Hit]], n: int, k: float = RRF_K) -> list[Hit
     the chunk that ranked best for it (on a tie, the chunk from the earlier list) and its fused score."""
     lists, chunk_of = _documents(results)
     fused = rrf([[str(hit.doc_id) for hit in hits] for hits in lists], k)
-    return [Hit(doc, chunk_of[doc][1], round(score, 8)) for doc, score in fused[:max(n, 0)]]
+    return [_fused(doc, chunk_of[doc][1], score) for doc, score in fused[:max(n, 0)]]
 
 
 def min_max(scores: Sequence[float]) -> list[float]:
@@ -132,7 +137,7 @@ def fuse_weighted(results: Sequence[Sequence[Hit]], weights: Sequence[float], n:
                 best[doc] = (rank, which)
     first = {doc: i for i, doc in enumerate(scores)}
     order = sorted(scores, key=lambda doc: (-scores[doc], best[doc], first[doc]))
-    return [Hit(doc, chunk_of[doc][1], round(scores[doc], 8)) for doc in order[:max(n, 0)]]
+    return [_fused(doc, chunk_of[doc][1], scores[doc]) for doc in order[:max(n, 0)]]
 
 
 def _route(options: dict[str, str], spec: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
