@@ -164,3 +164,23 @@ def test_bad_inputs_are_input_errors(corpus: Path, tmp_path: Path) -> None:
         sweep(three, corpus, {"config": [PLAN["config"][0]]}, tmp_path)
     with pytest.raises(InputError, match="no question carries the holdout tag 'never'"):
         sweep(GOLDEN, corpus, PLAN, tmp_path, holdout_tag="never")
+
+
+def test_a_rescored_configuration_reports_its_ceiling_and_shares_the_first_stage(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    plan = {"sweep": {"k": [5], "fetch": 20}, "config": [
+        PLAN["config"][0], PLAN["config"][2],
+        {"name": "rescored", "retriever": "bm25", "rerank": "hash", "rerank_depth": 20},
+        {"name": "deep", "retriever": "bm25", "rerank": "hash", "rerank_depth": 50}]}
+    result = sweep(GOLDEN, corpus, plan, tmp_path)
+    assert [i.kind for i in result.indexes] == ["bm25", "dense"]  # the rescoring reuses both indexes
+    assert result.indexes[1].used_by == ("dense", "rescored", "deep")
+    row = result.row("rescored")
+    assert row.ceiling is not None and result.row("bm25").ceiling is None
+    for metric in ("ndcg@5", "mrr", "hit@5"):
+        assert row.ceiling[metric] >= row.means[metric]
+        assert row.ceiling[metric] >= result.row("bm25").means[metric]  # the same candidates, perfectly ordered
+    assert any("deep: its ceiling is over the 20 hits fetched, not all 50" in n for n in result.notes)
+    again = ragauge.run_retriever(GOLDEN, row.spec, tmp_path / "again.jsonl", fetch=20, concurrency=1)
+    assert [r.hits for r in again.results()] == [r.hits for r in read_run(tmp_path / row.run).results()]

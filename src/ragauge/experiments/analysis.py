@@ -41,13 +41,15 @@ SHOWN = 5
 
 @dataclass(frozen=True)
 class Measured:
-    """One configuration after its run: its spec, run file and evaluation, the indexes it used."""
+    """One configuration after its run: its spec, run file and evaluation, the indexes it used, and
+    for a rescored configuration the evaluation of its hits in a perfect order (its ceiling)."""
 
     config: Configuration
     spec: str
     run: str
     evaluation: Evaluation
     indexes: tuple[IndexBuild, ...]
+    ceiling: Evaluation | None = None
 
 
 def significant(d: MetricDelta, alpha: float) -> bool:
@@ -85,7 +87,9 @@ def table(plan: SweepPlan, measured: Sequence[Measured], ids: Sequence[str]) -> 
             {metric: _mean(m.evaluation.column(metric, ids)) for metric in plan.metrics}, deltas.get(i, {}),
             None if not latency else {"p50": float(latency["p50"]), "p95": float(latency["p95"])},
             None if any(s is None for s in seconds) else round(sum(s for s in seconds if s is not None), 3),
-            sum(b.size_bytes for b in m.indexes), int(m.evaluation.meta["counts"]["errors"])))
+            sum(b.size_bytes for b in m.indexes), int(m.evaluation.meta["counts"]["errors"]),
+            ceiling=None if m.ceiling is None else {metric: _mean(m.ceiling.column(metric, ids))
+                                                     for metric in plan.metrics}))
     return pareto(rows, plan.primary)
 
 

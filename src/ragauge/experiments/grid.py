@@ -52,13 +52,15 @@ CHUNKING = ("chunk_size", "chunk_overlap", "chunk_unit", "title")
 BM25 = ("k1", "b", "method", "stemmer", "stopwords")
 DENSE = ("embedder",)
 FUSION = ("fusion", "rrf_k", "weight", "depth")
+RERANK = ("rerank", "rerank_depth")
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "bm25": CHUNKING + BM25,
+    "bm25": CHUNKING + BM25 + RERANK,
     "dense": CHUNKING + DENSE,
-    "hybrid": CHUNKING + BM25 + DENSE + FUSION,
+    "hybrid": CHUNKING + BM25 + DENSE + FUSION + RERANK,
 }
 """The options a sweep may set, per retriever: index-time (chunking, title, BM25's analysis and, as
-bm25s scores eagerly, k1/b; the embedder) and query-time (fusion, its weight or k, fetch depth)."""
+bm25s scores eagerly, k1/b; the embedder) and query-time (fusion, its weight or k, fetch depth;
+bi-encoder rescoring of the first stage's top hits, ``retrieve.rescore``)."""
 SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency")
 DEFAULT_K = (10,)
 DEFAULT_FETCH = 100

@@ -67,9 +67,12 @@ class Indexes:
         return [need.spec for need in self._order]
 
     def _needs_of(self, spec: str) -> list[_Need]:
-        from ragauge.retrieve import bm25, dense, hybrid
+        from ragauge.retrieve import bm25, dense, hybrid, rescore
 
         scheme = spec.split(":", 1)[0]
+        if scheme != "dense" and rescore.wants_rescoring(spec):  # the first stage's indexes, then the passages'
+            first, passages, _ = rescore.parts_of(spec)
+            return self._needs_of(first) + self._needs_of(passages)
         if scheme == "hybrid":
             _, _, lexical, semantic = hybrid.parts_of(spec)
             return self._needs_of(lexical) + self._needs_of(semantic)
@@ -126,11 +129,20 @@ class Indexes:
 
     def retriever(self, config: Configuration) -> Retriever:
         """The configuration's retriever over the shared, opened indexes (``build`` first)."""
-        from ragauge.retrieve import hybrid
+        from ragauge.retrieve import rescore
 
         spec = config.spec(self.corpus)
         needs = self._needs[config.name]
-        if config.retriever != "hybrid":
+        if config.retriever != "dense" and rescore.wants_rescoring(spec):
+            first, _, depth = rescore.parts_of(spec)
+            return rescore.RescoredRetriever(spec, self._first_stage(first, needs[:-1]), self._open_index(needs[-1]),
+                                             depth)
+        return self._first_stage(spec, needs)
+
+    def _first_stage(self, spec: str, needs: list[_Need]) -> Retriever:
+        from ragauge.retrieve import hybrid
+
+        if not spec.startswith("hybrid:"):
             return Named(self._open_index(needs[0]), spec)
         path, own, _, _ = hybrid.parts_of(spec)
         return hybrid.HybridRetriever(spec, path, own, self._open_index(needs[0]), self._open_index(needs[1]))

@@ -51,7 +51,9 @@ class ConfigRow:
     ``deltas`` are paired tests against the reference configuration on the same questions (new =
     this row), Holm-corrected across every configuration x metric ({} for the reference itself).
     ``latency_ms`` holds p50 and p95 per question over every question asked (None: not measured).
-    ``index_seconds`` and ``index_bytes`` add up the indexes the configuration uses."""
+    ``index_seconds`` and ``index_bytes`` add up the indexes the configuration uses. ``ceiling``, for a
+    rescored configuration, holds each metric's mean had its hits been ordered perfectly
+    (``experiments.ceiling``): the most any reordering of the same candidates could reach."""
 
     name: str
     retriever: str
@@ -65,23 +67,26 @@ class ConfigRow:
     index_bytes: int
     errors: int = 0
     pareto: bool = False
+    ceiling: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "retriever": self.retriever, "options": self.options, "spec": self.spec,
                 "run": self.run, "means": {m: _num(v) for m, v in self.means.items()},
                 "deltas": {m: d.to_dict() for m, d in self.deltas.items()}, "latency_ms": self.latency_ms,
                 "index_seconds": self.index_seconds, "index_bytes": self.index_bytes, "errors": self.errors,
-                "pareto": self.pareto}
+                "pareto": self.pareto,
+                "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()}}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ConfigRow:
-        latency = d.get("latency_ms")
+        latency, ceiling = d.get("latency_ms"), d.get("ceiling")
         return cls(str(d["name"]), str(d["retriever"]), dict(d.get("options", {})), str(d["spec"]), str(d["run"]),
                    {m: _float(v) for m, v in d["means"].items()},
                    {m: MetricDelta.from_dict(v) for m, v in d.get("deltas", {}).items()},
                    None if latency is None else {k: float(v) for k, v in latency.items()},
                    _opt(d.get("index_seconds")), int(d.get("index_bytes", 0)), int(d.get("errors", 0)),
-                   bool(d.get("pareto", False)))
+                   bool(d.get("pareto", False)),
+                   None if ceiling is None else {m: _float(v) for m, v in ceiling.items()})
 
 
 @dataclass(frozen=True)

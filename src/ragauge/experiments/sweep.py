@@ -12,9 +12,11 @@ from ragauge._version import __version__
 from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
 from ragauge.errors import InputError
+from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.experiments.analysis import Measured, check_enough, holdout_check, select, shared_questions, table
+from ragauge.experiments.ceiling import oracle_order
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
 from ragauge.experiments.holdout import split_questions
 from ragauge.experiments.indexes import Indexes
@@ -23,6 +25,7 @@ from ragauge.formats.golden import as_golden
 from ragauge.retrieve.corpus import corpus_fingerprint
 from ragauge.retrieve.executor import ExecutorOptions, Progress
 from ragauge.retrieve.executor import run_retriever as execute
+from ragauge.retrieve.rescore import RescoredRetriever
 
 OnProgress = Callable[[str, int, int, str], None]
 """``on_progress(stage, done, total, label)``: stage "index" counts indexes opened (``label`` is the
@@ -79,6 +82,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     index_done = time.perf_counter()
 
     measured = []
+    notes = list(plan.notes)
     total = len(golden_set) * len(plan.configurations)
     for number, setup in enumerate(plan.configurations):
         retriever = indexes.retriever(setup)
@@ -89,10 +93,16 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
             progress.on_result = lambda p, name=setup.name, at=offset: on_progress("run", at + p.done, total, name)
         run = execute(golden_set, retriever, run_path, ExecutorOptions(fetch=plan.fetch, concurrency=plan.concurrency),
                       progress=progress)
-        evaluation = score_run(golden_set, run, EvalOptions(list(plan.metrics), fetch=plan.fetch,
-                                                            known_documents=retriever.documents()))
+        options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents())
+        evaluation = score_run(golden_set, run, options)
+        ceiling = None
+        if isinstance(retriever, RescoredRetriever):
+            ceiling = score_run(golden_set, oracle_order(golden_set, run), options)
+            if retriever.depth > plan.fetch:
+                notes.append(f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
+                             f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
         measured.append(Measured(setup, retriever.spec, f"runs/{run_path.name}", evaluation,
-                                 tuple(indexes.index_builds(setup))))
+                                 tuple(indexes.index_builds(setup)), ceiling))
     runs_done = time.perf_counter()
 
     ids = shared_questions(measured)
@@ -101,13 +111,12 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     check_enough(tune, plan.alpha, "tune on" if split else "compare")
     rows = table(plan, measured, tune)
     selection = select(plan, measured, rows, tune)
-    notes = list(plan.notes)
     report = None
     if split is not None:
         report, more = holdout_check(plan, measured, selection.best, split, tune, held)
         notes += more
     elif len(rows) > 1:
-        notes.append("NOTE: the best configuration is chosen on the same questions its numbers come from, so they "
+        notes.append(f"{LOUD}the best configuration is chosen on the same questions its numbers come from, so they "
                      "are optimistic (the winner's curse); --holdout 0.3 measures the choice on questions it was "
                      "not chosen on")
     for m in measured:

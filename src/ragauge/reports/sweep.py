@@ -49,7 +49,7 @@ def header(r: SweepResult) -> list[str]:
     cells = ["configuration"]
     for m in ordered_metrics(r):
         cells += [m, f"diff [{1 - r.alpha:.0%} CI]"]
-    return cells + ["p50 ms", "p95 ms", "index MB", "build s", "frontier"]
+    return cells + ["p50 ms", "p95 ms", "index MB", "build s", f"ceiling {r.primary}", "frontier"]
 
 
 def rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
@@ -61,7 +61,8 @@ def rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
         for m in ordered_metrics(r):
             cells += [_num(row.means[m]), delta_cell(row.deltas.get(m) if row.name != r.reference else None, r.alpha)]
         cells += [_ms(row, "p50"), _ms(row, "p95"), _mb(row.index_bytes),
-                  "n/a" if row.index_seconds is None else f"{row.index_seconds:.1f}", "yes" if row.pareto else ""]
+                  "n/a" if row.index_seconds is None else f"{row.index_seconds:.1f}",
+                  "" if row.ceiling is None else _num(row.ceiling[r.primary]), "yes" if row.pareto else ""]
         out.append(cells)
     return out
 
@@ -72,7 +73,8 @@ def legend(r: SweepResult) -> str:
             f"* significant after Holm over {tests} tests (configurations x metrics) at alpha {r.alpha:g} (the "
             f"intervals are each test's own, not widened for the correction); "
             f"frontier: no other configuration has a higher {r.primary}, a lower p50 latency and a smaller index "
-            f"all at once; build s: the time the configuration's indexes took to build (once, shared)")
+            f"all at once; build s: the time the configuration's indexes took to build (once, shared); ceiling: "
+            f"for a rescored configuration, its {r.primary} had its candidates been ordered perfectly")
 
 
 def questions_line(r: SweepResult) -> str:
