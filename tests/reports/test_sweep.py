@@ -7,6 +7,7 @@ import functools
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 
@@ -94,3 +95,29 @@ def test_the_cli_renders_every_format(tmp_path: Path) -> None:
     config.write_text('[[config]]\nretriever = "bm25"\nk_1 = 3\n')
     r = CliRunner().invoke(cli, base)
     assert r.exit_code == 2 and f"{config}:3: [[config]] #1: unknown bm25 option 'k_1'" in r.stderr
+
+
+def test_the_progress_line_shows_each_stage_with_an_eta_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from ragauge.cli.sweep import stage_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    show = stage_progress()
+    assert show is not None
+    show("index", 0, 2, "bm25:corpus.jsonl")
+    show("index", 2, 2, "")
+    show("run", 30, 90, "bm25 \x1b[31mk1=0.9")
+    show("run", 90, 90, "dense")
+    out = sys.stderr.getvalue()
+    assert "index: 0/2 indexes" in out and "eta     ?" in out and "run: 30/90 questions" in out
+    assert "\x1b[31m" not in out and "\\x1b[31m" in out  # a name cannot send a control sequence
+    assert out.count("\n") == 2  # a line ends when its stage is done
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert stage_progress() is None  # not a terminal: quiet
