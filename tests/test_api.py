@@ -29,6 +29,7 @@ LAYERS: list[set[str]] = [
     {"retrieve"},
     {"stats"},
     {"comparison"},
+    {"experiments"},
     {"attribution"},
     {"gating"},
     {"reports"},

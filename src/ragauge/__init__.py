@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from ragauge.evaluation.load import read_result
     from ragauge.evaluation.options import EvalOptions
     from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+    from ragauge.experiments.result import SweepResult
+    from ragauge.experiments.sweep import read_sweep, sweep
     from ragauge.formats.answers import read_answers
     from ragauge.formats.beir import import_beir
     from ragauge.formats.golden import as_golden, load_golden, write_golden
@@ -75,6 +77,9 @@ _EXPORTS: dict[str, str] = {
     # retrievers
     "evaluate": "ragauge.retrieve.live", "run_retriever": "ragauge.retrieve.live",
     "merge_shards": "ragauge.retrieve.shards",
+    # experiments
+    "sweep": "ragauge.experiments.sweep", "read_sweep": "ragauge.experiments.sweep",
+    "SweepResult": "ragauge.experiments.result",
     # comparison and gate
     "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
     "MetricDelta": "ragauge.comparison.result",
@@ -112,7 +117,8 @@ __all__ = [
     "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
     "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
     "RuleOutcome", "Run", "ScrubOptions",
-    "ScrubSummary", "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
+    "ScrubSummary", "SweepResult", "read_sweep", "sweep",
+    "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
     "evaluate", "evaluate_run", "gate", "import_beir", "import_golden", "load_golden", "load_rules",
     "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",

@@ -25,6 +25,11 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise InputError(f"invalid TOML: {exc}", where=where(path, int(found.group(1)) if found else None)) from None
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """The whole TOML document at ``path`` (InputError naming the file, and the line of a syntax error)."""
+    return _load_toml(path)
+
+
 def key_line(path: Path, *keys: str) -> str:
     """``path:line`` of the line where the last of ``keys`` is set (a best effort for error
     messages: TOML parsers do not keep positions), or just ``path``."""

@@ -338,3 +338,34 @@ def test_title_option_changes_what_is_embedded(corpus: Path, counting: CountingE
     assert without.cache_path != with_title.cache_path
     assert without.doc_ids == with_title.doc_ids
     assert not np.allclose(with_title.matrix, without.matrix)
+
+
+def test_the_hash_embedder_needs_no_model_and_keys_its_own_cache(tmp_path: Path) -> None:
+    from ragauge.retrieve.embedders import HashEmbedder
+
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    cache = tmp_path / "cache"
+    hashed = dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=cache)
+    assert isinstance(hashed.embedder, HashEmbedder) and not hashed.cached and hashed.build_seconds is not None
+    assert hashed.describe()["model"] == "hash" and hashed.settings["embedder"] == "hash"
+    assert hashed.search("knitting needles stitches", 1).hits[0].doc_id == "knitting"  # lexical: shared words
+    again = dense.open(f"dense:{corpus}?embedder=hash-512", RetrieverOptions(), cache=cache)  # the same embedder
+    assert again.cached and again.cache_path == hashed.cache_path
+    wider = dense.open(f"dense:{corpus}?embedder=hash-1024", RetrieverOptions(), cache=cache)
+    assert not wider.cached and wider.cache_path != hashed.cache_path and wider.matrix.shape == (len(DOCS), 1024)
+    with pytest.raises(InputError, match="unknown embedder"):
+        dense.open(f"dense:{corpus}?embedder=word2vec", RetrieverOptions(), cache=cache)
+
+
+def test_a_dense_cache_entry_built_for_another_key_is_rebuilt(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    first = dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=tmp_path)
+    meta = first.cache_path / "passages.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "key": "sha256:another"}))
+    assert not dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=tmp_path).cached
+    assert dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=tmp_path).cached
+
+
+def test_the_default_embedder_keeps_the_spec_settings_of_earlier_runs() -> None:
+    assert "embedder" not in dense.settings_of(f"dense:{Path(__file__)}")[1]
+    assert dense.settings_of(f"dense:{Path(__file__)}?embedder=all-MiniLM-L6-v2")[1].get("embedder") is None

@@ -236,3 +236,26 @@ def test_the_async_and_blocking_http_transports_send_and_read_the_same(method: s
         assert blocking == looped and blocking.hits
         assert server["bodies"][0] == server["bodies"][1]
         assert server["headers"][0]["Authorization"] == server["headers"][1]["Authorization"] == "Basic c3ZjOnDDpHNz"
+
+
+@pytest.mark.parametrize("damage", ["foreign key", "torn index", "not json"])
+def test_a_bm25_cache_entry_that_does_not_match_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    from ragauge.retrieve import bm25
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": f"word{i} common text"}) + "\n" for i in range(5)))
+    spec = f"bm25:{corpus}?k1=1.2"
+    first = bm25.open(spec, RetrieverOptions(), cache=tmp_path / "mine")
+    assert not first.cached and first.index_dir.parent == tmp_path / "mine" / "bm25"
+    assert first.build_seconds is not None and bm25.open(spec, RetrieverOptions(), cache=tmp_path / "mine").cached
+    meta = first.index_dir / "passages.json"
+    if damage == "foreign key":  # an entry built for other settings under this name must not be used
+        meta.write_text(json.dumps({**json.loads(meta.read_text()), "key": "sha256:other"}))
+    elif damage == "torn index":
+        next(first.index_dir.glob("*.npy")).write_bytes(b"torn")
+    else:
+        meta.write_text("{")
+    again = bm25.open(spec, RetrieverOptions(), cache=tmp_path / "mine")
+    assert not again.cached
+    assert again.search("word3", 2).hits == first.search("word3", 2).hits
+    assert bm25.open(spec, RetrieverOptions(), cache=tmp_path / "mine").cached  # the rebuilt entry replaced it

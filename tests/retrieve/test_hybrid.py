@@ -137,13 +137,54 @@ def test_each_side_fetches_max_of_n_and_depth() -> None:
 def test_options_are_routed_to_each_side() -> None:
     own, bm25, dense = hybrid._route({"rrf_k": "10", "depth": "50", "k1": "1.2", "chunk_size": "100",
                                       "chunk_overlap": "10", "batch_size": "16", "title": "0"}, "hybrid:x")
-    assert own == {"rrf_k": 10.0, "depth": 50}
+    assert own == {"rrf_k": 10.0, "depth": 50, "fusion": "rrf", "weight": 0.5}
     assert bm25 == {"k1": "1.2", "chunk_size": "100", "chunk_overlap": "10", "title": "0"}
     assert dense == {"chunk_size": "100", "chunk_overlap": "10", "batch_size": "16", "title": "0"}
     with pytest.raises(InputError, match="option rrf_k='lots' in 'hybrid:x' must be a finite number >= 0"):
         hybrid._route({"rrf_k": "lots"}, "hybrid:x")
     with pytest.raises(InputError, match="option depth must be an integer >= 1"):
         hybrid._route({"depth": "0"}, "hybrid:x")
+
+
+def test_weighted_fusion_options_are_checked() -> None:
+    own, _, dense = hybrid._route({"fusion": "weighted", "weight": "0.25", "embedder": "hash"}, "hybrid:x")
+    assert (own["fusion"], own["weight"]) == ("weighted", 0.25) and dense == {"embedder": "hash"}
+    with pytest.raises(InputError, match="fusion='sum' .* must be one of rrf, weighted"):
+        hybrid._route({"fusion": "sum"}, "hybrid:x")
+    with pytest.raises(InputError, match="option weight applies to fusion=weighted only"):
+        hybrid._route({"weight": "0.3"}, "hybrid:x")
+    with pytest.raises(InputError, match="option rrf_k applies to fusion=rrf only"):
+        hybrid._route({"fusion": "weighted", "rrf_k": "10"}, "hybrid:x")
+    with pytest.raises(InputError, match=r"option weight must be a finite number in \[0, 1\]"):
+        hybrid._route({"fusion": "weighted", "weight": "1.5"}, "hybrid:x")
+
+
+# --- weighted score fusion: hand-computed values ----------------------------------------------
+
+def test_min_max_maps_onto_the_unit_interval() -> None:
+    assert hybrid.min_max([10.0, 5.0, 0.0]) == [1.0, 0.5, 0.0]
+    assert hybrid.min_max([3.0, 3.0]) == [1.0, 1.0]
+    assert hybrid.min_max([]) == []
+
+
+def test_fuse_weighted_combines_normalised_scores() -> None:
+    lexical = [Hit("d1", "d1#0", 10.0), Hit("d2", "d2#0", 6.0), Hit("d3", "d3#0", 2.0)]  # 1, 0.5, 0
+    semantic = [Hit("d3", "d3#1", 0.9), Hit("d4", "d4#0", 0.5), Hit("d1", "d1#2", 0.1)]  # 1, 0.5, 0
+    fused = hybrid.fuse_weighted([lexical, semantic], [0.25, 0.75], n=10)
+    scores = {h.doc_id: h.score for h in fused}
+    assert scores == {"d1": 0.25, "d2": 0.125, "d3": 0.75, "d4": 0.375}
+    assert [h.doc_id for h in fused] == ["d3", "d4", "d1", "d2"]
+    assert {h.doc_id: h.chunk_id for h in fused}["d3"] == "d3#1"  # rank 1 in the dense list beats rank 3
+    # weight 0 on a side leaves the other side's order; ties go to the better rank, then the earlier list
+    assert [h.doc_id for h in hybrid.fuse_weighted([lexical, semantic], [1.0, 0.0], n=2)] == ["d1", "d2"]
+    assert [h.doc_id for h in hybrid.fuse_weighted([[Hit("a", None, 1.0)], [Hit("b", None, 5.0)]], [0.5, 0.5],
+                                                   n=5)] == ["a", "b"]
+    assert hybrid.fuse_weighted([[], []], [0.5, 0.5], n=5) == []
+
+
+def test_fuse_weighted_refuses_a_weight_outside_the_unit_interval() -> None:
+    with pytest.raises(InputError, match="weight"):
+        hybrid.fuse_weighted([[Hit("a", None, 1.0)]], [1.5], n=1)
 
 
 @pytest.mark.parametrize("spec, message", [("hybrid:", "needs a corpus path"), ("hybrid:/no/such.jsonl", "not found")])

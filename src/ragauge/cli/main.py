@@ -31,6 +31,7 @@ COMMANDS = {
     "power": ("ragauge.cli.power", "power_command"),
     "report": ("ragauge.cli.report", "report_command"),
     "run": ("ragauge.cli.run", "run_command"),
+    "sweep": ("ragauge.cli.sweep", "sweep_command"),
     "trec-eval": ("ragauge.cli.trec_eval", "trec_eval_command"),
 }
 

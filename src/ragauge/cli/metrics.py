@@ -23,5 +23,15 @@ def metrics_command() -> None:
         for line in f.doc.splitlines():
             click.echo(f"    {line.strip()}")
         click.echo("")
+        if f.budget_kernel is not None:
+            click.echo(f"{f.name}@Nt    (a token budget of N words, see below; no trec_eval equivalent)")
+            for line in (f.budget_kernel.__doc__ or "").strip().splitlines():
+                click.echo(f"    {line.strip()}")
+            click.echo("")
+    from ragauge.metrics import budget
+
+    for line in (budget.__doc__ or "").strip().splitlines():
+        click.echo(line)
+    click.echo("")
     for line in text_docs():
         click.echo(line)

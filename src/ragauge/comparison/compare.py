@@ -204,3 +204,21 @@ def _as_evaluation(value: Any, golden: Any, options: EvalOptions) -> Evaluation:
     if golden is None:
         raise InputError("a run needs the golden set it answers to be compared", hint="pass golden=...")
     return score_run(as_golden(golden), as_run(value), options)
+
+
+def paired_delta(base: np.ndarray, new: np.ndarray, alpha: float) -> MetricDelta:
+    """One metric's paired test (new - base) on one set of questions, as :func:`compare` reports it,
+    before any correction: ``p_adjusted`` is the raw p-value and there is no verdict yet (see
+    :func:`holm_family`)."""
+    return _delta(np.asarray(base, dtype=np.float64), np.asarray(new, dtype=np.float64), alpha)
+
+
+def holm_family(deltas: Sequence[MetricDelta], alpha: float) -> list[MetricDelta]:
+    """``deltas`` (one family of tests) with Holm-adjusted p-values over the family and the verdict
+    :func:`compare` would give each, in the same order."""
+    adjusted = holm([d.p_value for d in deltas])
+    out = []
+    for d, p in zip(deltas, adjusted):
+        d = replace(d, p_adjusted=p)
+        out.append(replace(d, verdict=_verdict(d, alpha, len(deltas))))
+    return out

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash
-from ragauge.core.numbers import NON_NEGATIVE, check_number
+from ragauge.core.numbers import NON_NEGATIVE, WHOLE, check_number
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:
@@ -25,11 +25,14 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved item: a document id, or a chunk id that maps to one, and an optional score."""
+    """One retrieved item: a document id, or a chunk id that maps to one, an optional score, and
+    optionally ``length``: how many words of text the hit brings (its text split on whitespace), which
+    the token-budget metrics (``recall@2000t``) count. The built-in retrievers set it."""
 
     doc_id: str | None
     chunk_id: str | None = None
     score: float | None = None
+    length: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -39,6 +42,8 @@ class Hit:
             out["chunk_id"] = self.chunk_id
         if self.score is not None:
             out["score"] = self.score
+        if self.length is not None:
+            out["length"] = self.length
         return out
 
     @classmethod
@@ -88,7 +93,8 @@ class Run:
     TREC run whose tied scores are written out of trec_eval's order).
 
     ``doc_id`` may hold nulls where only a chunk id is known (see ``resolve_doc_ids``).
-    ``queries`` lists every query id of the run, including those with no hits.
+    ``queries`` lists every query id of the run, including those with no hits. ``length`` holds
+    each hit's length in words (NaN where unknown), or is None when no hit has one.
     """
 
     qid: pa.Array
@@ -103,6 +109,7 @@ class Run:
     source: str | None = None
     format: str = "jsonl"
     ranking: Grouping | None = None
+    length: np.ndarray | None = None
 
     @property
     def ranked(self) -> pa.Array | Grouping:
@@ -118,6 +125,7 @@ class Run:
         docs: list[str | None] = []
         chunks: list[str | None] = []
         scores: list[float] = []
+        lengths: list[float] = []
         queries: list[str] = []
         latency: dict[str, float] = {}
         cost: dict[str, float] = {}
@@ -129,15 +137,17 @@ class Run:
                 docs.append(h.doc_id)
                 chunks.append(h.chunk_id)
                 scores.append(math.nan if h.score is None else float(h.score))
+                lengths.append(math.nan if h.length is None else float(h.length))
             if r.latency_ms is not None and r.error is None:  # a failed call's time is no latency
                 latency[r.id] = float(r.latency_ms)
             if r.cost is not None:
                 cost[r.id] = float(r.cost)
             if r.error is not None:
                 errors[r.id] = r.error
+        length = np.asarray(lengths, dtype=np.float64)
         return cls(strings(qids), strings(docs), strings(chunks),
                    np.asarray(scores, dtype=np.float64), tuple(queries), latency, cost, errors,
-                   dict(meta or {}), source, format)
+                   dict(meta or {}), source, format, length=None if np.isnan(length).all() else length)
 
     @cached_property
     def content_hash(self) -> str:
@@ -180,7 +190,9 @@ class Run:
         docs = take(self.doc_id, rows).to_pylist()
         chunks = take(self.chunk_id, rows).to_pylist()
         scores = [None if math.isnan(s) else s for s in self.score[rows].tolist()]
-        hits = tuple(Hit(d, c, s) for d, c, s in zip(docs, chunks, scores))
+        lengths = ([None] * len(rows) if self.length is None else
+                   [None if math.isnan(n) else int(n) for n in self.length[rows].tolist()])
+        hits = tuple(Hit(d, c, s, n) for d, c, s, n in zip(docs, chunks, scores, lengths))
         return QueryResult(qid, hits, self.latency_ms.get(qid), self.cost.get(qid), self.errors.get(qid))
 
     def results(self) -> list[QueryResult]:
@@ -193,7 +205,7 @@ def parse_hit(item: Any, loc: str) -> Hit:
     if isinstance(item, str):
         return Hit(item)
     if isinstance(item, Mapping):
-        doc, chunk, score = item.get("doc_id"), item.get("chunk_id"), item.get("score")
+        doc, chunk, score, length = item.get("doc_id"), item.get("chunk_id"), item.get("score"), item.get("length")
         if doc is None and chunk is None:
             raise InputError("a hit has neither 'doc_id' nor 'chunk_id'", where=loc,
                              hint='write hits as "doc-id" or {"doc_id": ..., "chunk_id": ..., "score": ...}')
@@ -202,5 +214,7 @@ def parse_hit(item: Any, loc: str) -> Hit:
                 raise InputError(f"hit '{name}' must be a string, got {value!r}", where=loc)
         if score is not None:
             score = check_number(score, "hit 'score'", where=loc)
-        return Hit(doc, chunk, score)
+        if length is not None:
+            length = int(check_number(length, "hit 'length' (words)", WHOLE, where=loc))
+        return Hit(doc, chunk, score, length)
     raise InputError(f"a hit must be a string or an object, got {type(item).__name__}", where=loc)

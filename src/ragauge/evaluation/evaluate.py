@@ -15,6 +15,7 @@ from ragauge.core.background import start
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
+from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
@@ -35,6 +36,7 @@ from ragauge.evaluation.text import Texts
 from ragauge.formats.corpus import corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
+from ragauge.metrics.budget import budget_cutoffs
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
@@ -169,7 +171,8 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden),
                                     rel_level=RELEVANCE_LEVEL, depth=fetch, duplicates="first", source=run.source,
                                     keep_top=shown)
-    values = compute(rankings, specs, unjudged=unjudged)
+    budgets = _budget_cutoffs(golden, run, docs, specs, fetch, unjudged)
+    values = compute(rankings, specs, unjudged=unjudged, budgets=budgets)
     names = [str(s) for s in specs]
     rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
 
@@ -213,6 +216,20 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
     return Evaluation(tuple(names), summary, tag_means(queries, names), queries,
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta, failures)
+
+
+def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, specs: Sequence[MetricSpec], fetch: int | None,
+                    unjudged: Unjudged) -> dict[MetricSpec, np.ndarray]:
+    """Each token-budget spec's per-question document cutoff (``metrics.budget``); InputError when
+    budgets meet condensed lists, whose ranks no longer say which hits were sent."""
+    wanted = [s for s in specs if s.budget is not None]
+    if wanted and unjudged == "unknown":
+        raise InputError(f"token-budget metrics ({', '.join(map(str, wanted))}) count the hits as retrieved, so they "
+                         "cannot be scored on condensed lists (--unjudged unknown)",
+                         hint="evaluate them with --unjudged non-relevant, or drop them")
+    ids = [q.id for q in golden]
+    return {s: budget_cutoffs(ids, lambda qid: run.rows_of(qid, fetch), docs, run.length, int(s.budget))
+            for s in wanted if s.budget is not None}
 
 
 def _condensed_note(golden: GoldenSet) -> str:

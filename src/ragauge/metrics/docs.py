@@ -11,7 +11,8 @@ def markdown_table() -> str:
     """The metric contract table in Markdown, one row per registered family."""
     rows = ["| spec | what it says | formula (per question) | trec_eval |", "|---|---|---|---|"]
     for f in METRICS.values():
-        spec = ", ".join(f"`{s.strip()}`" for s in _FORMS[f.cutoff].format(name=f.name).split(","))
+        forms = _FORMS[f.cutoff].format(name=f.name).split(",") + ([f"{f.name}@Nt"] if f.budget_kernel else [])
+        spec = ", ".join(f"`{s.strip()}`" for s in forms)
         rows.append(f"| {spec} | {f.summary} | {f.formula} | `{f.trec_eval}` |")
     return "\n".join(rows) + "\n"
 

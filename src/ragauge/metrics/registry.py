@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 
 from ragauge.metrics.ap import average_precision
+from ragauge.metrics.budget import hit_within_budget, recall_within_budget
 from ragauge.metrics.hit import hit
 from ragauge.metrics.judged import judged
 from ragauge.metrics.ndcg import ndcg
@@ -19,6 +20,7 @@ from ragauge.metrics.rprec import r_precision
 from ragauge.metrics.rr import reciprocal_rank
 
 Kernel = Callable[[Rankings, "int | None"], np.ndarray]
+BudgetKernel = Callable[[Rankings, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class MetricFamily:
     """A metric family: its kernel, whether it takes a cutoff, its trec_eval name as documented
     (``trec_eval``), the trec_eval measures computed with its kernel (``trec_measures``) and whether
     it describes the ranking as retrieved even when unjudged documents are left out of the lists
-    that the other metrics score (``as_retrieved``)."""
+    that the other metrics score (``as_retrieved``). ``budget_kernel``, when set, computes the
+    token-budget form ``name@Nt`` from each question's budget cutoff (``metrics.budget``)."""
 
     name: str
     kernel: Kernel
@@ -36,6 +39,7 @@ class MetricFamily:
     trec_eval: str
     trec_measures: tuple[str, ...] = ()
     as_retrieved: bool = False
+    budget_kernel: BudgetKernel | None = None
 
     @property
     def doc(self) -> str:
@@ -46,9 +50,11 @@ METRICS: dict[str, MetricFamily] = {
     f.name: f
     for f in (
         MetricFamily("hit", hit, "required", "any relevant document in the top k (0 or 1)",
-                     "1 if \\|rel ∩ top k\\| > 0 else 0", "success_k", ("success",)),
+                     "1 if \\|rel ∩ top k\\| > 0 else 0", "success_k", ("success",),
+                     budget_kernel=hit_within_budget),
         MetricFamily("recall", recall, "required", "share of the relevant documents found in the top k",
-                     "\\|rel ∩ top k\\| / \\|rel\\|", "recall_k", ("recall",)),
+                     "\\|rel ∩ top k\\| / \\|rel\\|", "recall_k", ("recall",),
+                     budget_kernel=recall_within_budget),
         MetricFamily("precision", precision, "required", "share of the top k that is relevant",
                      "\\|rel ∩ top k\\| / k", "P_k", ("P",)),
         MetricFamily("mrr", reciprocal_rank, "optional", "reciprocal rank of the first relevant document",

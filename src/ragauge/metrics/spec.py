@@ -1,4 +1,5 @@
-"""Metric specs: ``recall@10`` parses to a hashable value whose text form parses back to it."""
+"""Metric specs: ``recall@10`` parses to a hashable value whose text form parses back to it; so does
+``recall@2000t``, a token budget (see ``ragauge.metrics.budget``)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,24 @@ from dataclasses import dataclass
 from ragauge.errors import InputError
 
 _CUTOFF = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
+_BUDGET = re.compile(r"([0-9]{1,12})[tT]")
 MAX_CUTOFF = 10**9
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:@\s*(\S+))?\s*$")
 
 
 @dataclass(frozen=True, order=True)
 class MetricSpec:
-    """A metric family name and an optional rank cutoff ``k`` (None: the whole ranking)."""
+    """A metric family name and an optional rank cutoff ``k`` (None: the whole ranking), or instead a
+    token ``budget``: the hits that fit in that many words of text (``recall@2000t``; see
+    ``ragauge.metrics.budget``)."""
 
     name: str
     k: int | None = None
+    budget: int | None = None
 
     def __str__(self) -> str:
+        if self.budget is not None:
+            return f"{self.name}@{self.budget}t"
         return self.name if self.k is None else f"{self.name}@{self.k}"
 
     def __repr__(self) -> str:
@@ -37,7 +44,8 @@ class MetricSpec:
 def parse_metric(text: str) -> MetricSpec:
     """Parse ``name`` or ``name@k`` (case-insensitive, aliases allowed) into a canonical spec.
 
-    Raises InputError naming the closest valid metric names for an unknown name, and for a
+    ``name@Nt`` asks for a token budget of N words instead of a rank cutoff (families with a budget
+    form only). Raises InputError naming the closest valid metric names for an unknown name, and for a
     cutoff that is missing, forbidden or not a positive integer.
     """
     from ragauge.metrics.registry import ALIASES, METRICS
@@ -55,6 +63,16 @@ def parse_metric(text: str) -> MetricSpec:
                          hint=f"{suggestion}valid metrics: {', '.join(sorted(METRICS))}")
     family = METRICS[name]
     k: int | None = None
+    budget = _BUDGET.fullmatch(raw_k) if raw_k is not None else None
+    if budget is not None:
+        if family.budget_kernel is None:
+            with_budget = ", ".join(f"{n}@{budget.group(1)}t" for n, f in METRICS.items() if f.budget_kernel)
+            raise InputError(f"metric {name!r} has no token-budget form ({text!r})",
+                             hint=f"budget metrics: {with_budget}")
+        if not 1 <= int(budget.group(1)) <= MAX_CUTOFF:
+            raise InputError(f"the token budget in {text!r} must be an integer from 1 to {MAX_CUTOFF:,}",
+                             hint=f"e.g. {name}@2000t")
+        return MetricSpec(name, None, int(budget.group(1)))
     if raw_k is not None:
         if not _CUTOFF.fullmatch(raw_k) or not 1 <= int(raw_k) <= MAX_CUTOFF:
             raise InputError(f"the cutoff in {text!r} must be an integer from 1 to {MAX_CUTOFF:,}",

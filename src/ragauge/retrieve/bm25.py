@@ -3,13 +3,18 @@
 Options (query string): ``k1`` (1.5), ``b`` (0.75), ``method`` (lucene), ``stemmer`` (english |
 none), ``stopwords`` (en | none), ``title`` (1: index title + text), and chunking:
 ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars). The index is cached on disk
-under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the corpus content and the settings.
+under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the corpus content and the settings (bm25s
+scores eagerly, so ``k1``, ``b`` and ``method`` are part of the index); an entry records its full key
+and is used only when that key matches, else it is rebuilt.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,7 @@ from ragauge.retrieve.corpus import (
     chunk,
     corpus_fingerprint,
     corpus_spec,
+    passage_lengths,
     read_documents,
 )
 
@@ -53,7 +59,7 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
 class BM25Retriever(RetrieverBase):
     """bm25s over passages (documents or chunks); thread-safe search."""
 
-    def __init__(self, spec: str, path: Path, settings: dict[str, Any]) -> None:
+    def __init__(self, spec: str, path: Path, settings: dict[str, Any], *, cache: Path | None = None) -> None:
         try:
             import bm25s
             import Stemmer  # noqa: F401  (PyStemmer)
@@ -67,15 +73,32 @@ class BM25Retriever(RetrieverBase):
         self._local = threading.local()
         self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
         self.corpus_hash = corpus_fingerprint(path)
-        key = content_hash({"corpus": self.corpus_hash, "settings": settings, "bm25s": bm25s.__version__})
-        self.index_dir = cache_dir() / "bm25" / key.split(":")[1][:32]
-        self.cached = (self.index_dir / "passages.json").is_file()
-        if self.cached:
-            self.model = bm25s.BM25.load(str(self.index_dir))
-            meta = json.loads((self.index_dir / "passages.json").read_text())
-            self.doc_ids, self.chunk_ids = meta["doc_ids"], meta["chunk_ids"]
-        else:
+        self.key = content_hash({"corpus": self.corpus_hash, "settings": settings, "bm25s": bm25s.__version__})
+        self.index_dir = (cache or cache_dir()) / "bm25" / self.key.split(":")[1][:32]
+        self.build_seconds: float | None = None
+        self.cached = self._load()
+        if not self.cached:
             self._build()
+
+    def _load(self) -> bool:
+        """Load the cache entry when it is whole and was built for this key; False otherwise."""
+        try:
+            meta = json.loads((self.index_dir / "passages.json").read_text())
+            if not isinstance(meta, dict) or meta.get("key", self.key) != self.key:  # older entries hold no key
+                return False
+            doc_ids, chunk_ids = meta["doc_ids"], meta["chunk_ids"]
+            if not isinstance(doc_ids, list) or not isinstance(chunk_ids, list) or len(doc_ids) != len(chunk_ids):
+                return False
+            lengths = meta.get("lengths") or passage_lengths(self.path, self.chunking, len(doc_ids))
+            if not isinstance(lengths, list) or len(lengths) != len(doc_ids):
+                return False
+            self.model = self._bm25s.BM25.load(str(self.index_dir))
+        except (OSError, ValueError, KeyError):
+            return False
+        self.doc_ids, self.chunk_ids, self.lengths = doc_ids, chunk_ids, lengths
+        seconds = meta.get("build_seconds")
+        self.build_seconds = float(seconds) if isinstance(seconds, (int, float)) else None
+        return True
 
     def _stemmer(self) -> Any:
         if self.settings["stemmer"] in ("none", ""):
@@ -97,6 +120,7 @@ class BM25Retriever(RetrieverBase):
 
     def _build(self) -> None:
         bm25s = self._bm25s
+        start = time.perf_counter()
         passages = chunk(read_documents(self.path), self.chunking)
         if not passages:
             raise InputError("the corpus has no documents", where=str(self.path))
@@ -106,14 +130,24 @@ class BM25Retriever(RetrieverBase):
         self.model.index(tokens, show_progress=False)
         self.doc_ids = [p.doc_id for p in passages]
         self.chunk_ids = [p.chunk_id for p in passages]
-        tmp = self.index_dir.with_name(self.index_dir.name + ".tmp")
-        tmp.mkdir(parents=True, exist_ok=True)
-        self.model.save(str(tmp))
-        (tmp / "passages.json").write_text(json.dumps({"doc_ids": self.doc_ids, "chunk_ids": self.chunk_ids}))
+        self.lengths = [p.length for p in passages]
+        self.build_seconds = time.perf_counter() - start
         try:
+            self.index_dir.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=self.index_dir.name + ".", dir=self.index_dir.parent))
+            tmp.chmod(0o755)
+        except OSError:
+            return  # a read-only cache only costs the next open the build time
+        try:
+            self.model.save(str(tmp))
+            (tmp / "passages.json").write_text(json.dumps({"doc_ids": self.doc_ids, "chunk_ids": self.chunk_ids,
+                                                           "lengths": self.lengths, "key": self.key,
+                                                           "build_seconds": self.build_seconds}))
+            if self.index_dir.exists():  # reached only when the entry there could not be loaded
+                shutil.rmtree(self.index_dir, ignore_errors=True)
             tmp.replace(self.index_dir)
-        except OSError:  # another process built it first
-            pass
+        except OSError:  # another process built it first, or the disk is full
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def search(self, query: str, n: int) -> Retrieved:
         tokens = self._bm25s.tokenize([query], stopwords=self._stopwords(), stemmer=self._stemmer(),
@@ -125,7 +159,7 @@ class BM25Retriever(RetrieverBase):
         n = min(n, len(scores))
         top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
         top = top[np.lexsort((top, -scores[top]))]  # score descending, then corpus order
-        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6))
+        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), self.lengths[i])
                                for i in top if scores[i] > 0))
 
     def describe(self) -> dict[str, Any]:
@@ -140,6 +174,16 @@ class BM25Retriever(RetrieverBase):
 
 
 
-def open(spec: str, options: RetrieverOptions) -> BM25Retriever:  # noqa: A001
-    path, settings = corpus_spec(spec, options.extra, _KNOWN)
-    return BM25Retriever(spec, path, _settings(settings, spec))
+def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Path, dict[str, Any]]:
+    """The corpus path and the checked settings of ``bm25:PATH[?options]``, defaults filled in
+    (InputError for an unknown option, a bad value or chunk sizes that do not fit together)."""
+    path, given = corpus_spec(spec, (options or RetrieverOptions()).extra, _KNOWN)
+    settings = _settings(given, spec)
+    Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+    return path, settings
+
+
+def open(spec: str, options: RetrieverOptions, *, cache: Path | None = None) -> BM25Retriever:  # noqa: A001
+    """Open ``bm25:PATH[?options]``; ``cache`` is the cache folder (default: ``corpus.cache_dir()``)."""
+    path, settings = settings_of(spec, options)
+    return BM25Retriever(spec, path, settings, cache=cache)

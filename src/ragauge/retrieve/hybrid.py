@@ -1,14 +1,23 @@
-"""``hybrid:PATH[?options]``: BM25 and dense retrieval over one corpus, fused by reciprocal rank.
+"""``hybrid:PATH[?options]``: BM25 and dense retrieval over one corpus, fused by reciprocal rank or by
+weighted scores.
 
 Each side (``bm25:PATH`` and ``dense:PATH``) fetches ``max(n, depth)`` hits; both rankings are reduced
-to documents (a document's rank is that of its best chunk) and fused with reciprocal rank fusion
-(Cormack, Clarke & Büttcher, SIGIR 2009)::
+to documents (a document's rank and score are those of its best chunk) and fused. ``fusion=rrf`` (the
+default) is reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009)::
 
     score(d) = sum over the rankings r that hold d of  1 / (rrf_k + rank_r(d))      (rank from 1)
 
-Options: ``rrf_k`` (60), ``depth`` (100); ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` and
-``title`` go to both sides, ``batch_size`` to the dense side, any other option to the BM25 side
-(``k1``, ``b``, ``stemmer``, ...).
+``fusion=weighted`` is a convex combination of min-max normalised scores, ``weight`` being the dense
+side's share::
+
+    score(d) = weight * norm_dense(d) + (1 - weight) * norm_bm25(d)
+    norm_r(d) = (s_r(d) - min_r) / (max_r - min_r) over the documents ranking r returned (1 when all
+                are equal), and 0 for a document that ranking did not return
+
+Options: ``fusion`` (rrf | weighted), ``rrf_k`` (60, rrf only), ``weight`` (0.5, weighted only),
+``depth`` (100); ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` and ``title`` go to both sides,
+``embedder`` and ``batch_size`` to the dense side, any other option to the BM25 side (``k1``, ``b``,
+``stemmer``, ...).
 """
 
 from __future__ import annotations
@@ -19,8 +28,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-from ragauge.core.numbers import COUNT, NON_NEGATIVE, check_number
+from ragauge.core.numbers import COUNT, NON_NEGATIVE, UNIT, check_number
 from ragauge.data.run import Hit
+from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import corpus_spec
 
@@ -28,7 +38,9 @@ K = TypeVar("K", bound=Hashable)
 
 RRF_K = 60.0
 DEPTH = 100
-_OWN = frozenset({"rrf_k", "depth"})
+WEIGHT = 0.5
+FUSIONS = ("rrf", "weighted")
+_OWN = frozenset({"rrf_k", "depth", "fusion", "weight"})
 _SHARED = frozenset({"chunk_size", "chunk_overlap", "chunk_unit", "title"})
 
 
@@ -70,26 +82,77 @@ def best_chunks(hits: Sequence[Hit]) -> list[Hit]:
     return out
 
 
+def _documents(results: Sequence[Sequence[Hit]]) -> tuple[list[list[Hit]], dict[str, tuple[int, Hit]]]:
+    """Each hit list reduced to documents (``best_chunks``), and for each document the hit of the
+    chunk that ranked best for it (on a tie, the one from the earlier list) with that rank."""
+    lists = [best_chunks(hits) for hits in results]
+    chunk_of: dict[str, tuple[int, Hit]] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits, start=1):
+            doc = str(hit.doc_id)
+            if doc not in chunk_of or rank < chunk_of[doc][0]:
+                chunk_of[doc] = (rank, hit)
+    return lists, chunk_of
+
+
+def _fused(doc: str, best: Hit, score: float) -> Hit:
+    """The fused hit of ``doc``: its best chunk (and that chunk's length) with the fused score."""
+    return Hit(doc, best.chunk_id, round(score, 8), best.length)
+
+
 def fuse(results: Sequence[Sequence[Hit]], n: int, k: float = RRF_K) -> list[Hit]:
     """Document-level RRF of several hit lists: at most ``n`` hits, one per document, each carrying
     the chunk that ranked best for it (on a tie, the chunk from the earlier list) and its fused score."""
-    rankings: list[list[str]] = []
-    chunk_of: dict[str, tuple[int, str | None]] = {}
-    for hits in results:
-        ranking = [(hit.doc_id, hit.chunk_id) for hit in best_chunks(hits) if hit.doc_id is not None]
-        for rank, (doc, chunk) in enumerate(ranking, start=1):
-            if doc not in chunk_of or rank < chunk_of[doc][0]:
-                chunk_of[doc] = (rank, chunk)
-        rankings.append([doc for doc, _ in ranking])
-    fused = rrf(rankings, k)
-    return [Hit(doc, chunk_of[doc][1], round(score, 8)) for doc, score in fused[:max(n, 0)]]
+    lists, chunk_of = _documents(results)
+    fused = rrf([[str(hit.doc_id) for hit in hits] for hits in lists], k)
+    return [_fused(doc, chunk_of[doc][1], score) for doc, score in fused[:max(n, 0)]]
+
+
+def min_max(scores: Sequence[float]) -> list[float]:
+    """Scores mapped linearly onto [0, 1] (the highest 1, the lowest 0); all 1 when they are equal."""
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    if high - low <= 0:
+        return [1.0] * len(scores)
+    return [(x - low) / (high - low) for x in scores]
+
+
+def fuse_weighted(results: Sequence[Sequence[Hit]], weights: Sequence[float], n: int) -> list[Hit]:
+    """Document-level weighted score fusion (see the module docstring): list ``i``'s min-max normalised
+    scores count ``weights[i]`` (a hit without a score counts 0). At most ``n`` hits, one per document,
+    each carrying the chunk that ranked best for it; equal scores are ordered as in :func:`rrf` (best
+    rank reached, then the earlier list, then first appearance)."""
+    if len(weights) != len(results):
+        raise ValueError("one weight per hit list")
+    lists, chunk_of = _documents(results)
+    scores: dict[str, float] = {}
+    best: dict[str, tuple[int, int]] = {}
+    for which, (hits, weight) in enumerate(zip(lists, weights)):
+        weight = check_number(weight, "weight", UNIT)
+        for rank, (hit, norm) in enumerate(zip(hits, min_max([h.score or 0.0 for h in hits])), start=1):
+            doc = str(hit.doc_id)
+            scores[doc] = scores.get(doc, 0.0) + weight * norm
+            if doc not in best or (rank, which) < best[doc]:
+                best[doc] = (rank, which)
+    first = {doc: i for i, doc in enumerate(scores)}
+    order = sorted(scores, key=lambda doc: (-scores[doc], best[doc], first[doc]))
+    return [_fused(doc, chunk_of[doc][1], scores[doc]) for doc in order[:max(n, 0)]]
 
 
 def _route(options: dict[str, str], spec: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     from ragauge.retrieve.dense import DENSE_OPTIONS
 
+    fusion = options.get("fusion", "rrf")
+    if fusion not in FUSIONS:
+        raise InputError(f"option fusion={fusion!r} in {spec!r} must be one of {', '.join(FUSIONS)}")
+    for unused, needs in (("rrf_k", "rrf"), ("weight", "weighted")):
+        if unused in options and fusion != needs:
+            raise InputError(f"option {unused} applies to fusion={needs} only, in {spec!r}",
+                             hint=f"drop {unused}, or set fusion={needs}")
     own = {"rrf_k": spec_number(options, "rrf_k", RRF_K, NON_NEGATIVE, spec),
-           "depth": spec_number(options, "depth", DEPTH, COUNT, spec)}
+           "depth": spec_number(options, "depth", DEPTH, COUNT, spec), "fusion": fusion,
+           "weight": spec_number(options, "weight", WEIGHT, UNIT, spec)}
     dense = {key: value for key, value in options.items() if key in DENSE_OPTIONS}
     bm25 = {key: value for key, value in options.items()
             if key not in _OWN and (key in _SHARED or key not in DENSE_OPTIONS)}
@@ -101,7 +164,8 @@ def _sub_spec(scheme: str, target: str, options: dict[str, str]) -> str:
 
 
 class HybridRetriever:
-    """BM25 + dense over one corpus, document-level RRF; thread-safe when both sides are."""
+    """BM25 + dense over one corpus, fused per document (RRF or weighted scores); thread-safe when
+    both sides are."""
 
     max_concurrency = 1  # the dense side serialises its model calls (see DenseRetriever)
 
@@ -110,6 +174,8 @@ class HybridRetriever:
         self.path = path
         self.rrf_k: float = own["rrf_k"]
         self.depth: int = own["depth"]
+        self.fusion: str = own.get("fusion", "rrf")
+        self.weight: float = own.get("weight", WEIGHT)
         self.bm25 = bm25
         self.dense = dense
 
@@ -119,11 +185,15 @@ class HybridRetriever:
         deep = max(n, self.depth)
         lexical = self.bm25.search(query, deep).hits
         semantic = self.dense.search(query, deep).hits
+        if self.fusion == "weighted":
+            return Retrieved(tuple(fuse_weighted([lexical, semantic], [1.0 - self.weight, self.weight], n)))
         return Retrieved(tuple(fuse([lexical, semantic], n, self.rrf_k)))
 
     def describe(self) -> dict[str, Any]:
-        return {"corpus": str(self.path), "fusion": "rrf", "level": "document", "rrf_k": self.rrf_k,
-                "depth": self.depth, "bm25": self.bm25.describe(), "dense": self.dense.describe()}
+        fusion: dict[str, Any] = ({"fusion": "rrf", "rrf_k": self.rrf_k} if self.fusion == "rrf" else
+                                  {"fusion": "weighted", "weight": self.weight, "normalization": "min-max"})
+        return {"corpus": str(self.path), **fusion, "level": "document", "depth": self.depth,
+                "bm25": self.bm25.describe(), "dense": self.dense.describe()}
 
     def fingerprint(self) -> str | None:
         return self.dense.fingerprint() or self.bm25.fingerprint()
@@ -139,17 +209,26 @@ class HybridRetriever:
             self.dense.close()
 
 
-def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
+def parts_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Path, dict[str, Any], str, str]:
+    """The corpus path, the fusion settings (``fusion``, ``rrf_k``, ``weight``, ``depth``) and the
+    ``bm25:`` and ``dense:`` specs of the two sides of ``hybrid:PATH[?options]`` (InputError for an
+    unknown option or a bad fusion value)."""
     from ragauge.retrieve.bm25 import _KNOWN as BM25_OPTIONS
     from ragauge.retrieve.dense import DENSE_OPTIONS
+
+    path, given = corpus_spec(spec, (options or RetrieverOptions()).extra, set(_OWN) | BM25_OPTIONS | DENSE_OPTIONS)
+    own, bm25_options, dense_options = _route(given, spec)
+    return path, own, _sub_spec("bm25", str(path), bm25_options), _sub_spec("dense", str(path), dense_options)
+
+
+def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
     from ragauge.retrieve.registry import open_retriever
 
-    path, given = corpus_spec(spec, options.extra, set(_OWN) | BM25_OPTIONS | DENSE_OPTIONS)
-    own, bm25_options, dense_options = _route(given, spec)
+    path, own, bm25_spec, dense_spec = parts_of(spec, options)
     inner = dataclasses.replace(options, extra={})
-    bm25 = open_retriever(_sub_spec("bm25", str(path), bm25_options), inner)
+    bm25 = open_retriever(bm25_spec, inner)
     try:
-        dense = open_retriever(_sub_spec("dense", str(path), dense_options), inner)
+        dense = open_retriever(dense_spec, inner)
     except BaseException:
         bm25.close()
         raise

@@ -31,11 +31,18 @@ ADAPTERS: dict[str, str] = {
 
 
 def open_retriever(spec: str, options: RetrieverOptions | None = None) -> Retriever:
-    """Build the adapter for ``spec``; each adapter module exposes ``open(spec, options)``."""
+    """Build the adapter for ``spec``; each adapter module exposes ``open(spec, options)``. A built-in
+    ``bm25:`` or ``hybrid:`` spec with a ``rerank`` option is rescored (``retrieve.rescore``)."""
     scheme, sep, _ = spec.partition(":")
     if not sep or scheme not in ADAPTERS:
         raise InputError(f"unknown retriever spec {spec!r}",
                          hint="use one of: " + ", ".join(f"{s}:..." for s in ADAPTERS if s != "https"))
+    if scheme in ("bm25", "dense", "hybrid"):
+        from ragauge.retrieve import rescore
+
+        if rescore.wants_rescoring(spec):
+            rescored: Retriever = rescore.open(spec, options or RetrieverOptions())
+            return rescored
     module = importlib.import_module(ADAPTERS[scheme])
     retriever: Retriever = module.open(spec, options or RetrieverOptions())
     return retriever

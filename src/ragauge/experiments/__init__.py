@@ -1,0 +1,1 @@
+"""Experiments: sweeps over retriever configurations, compared with paired tests and their costs."""

@@ -1,0 +1,154 @@
+"""``ragauge sweep``: run a grid of built-in retriever configurations over one golden set and compare
+them all at once, with honest statistics and their costs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ragauge._version import __version__
+from ragauge.core.files import atomic_write
+from ragauge.core.jsonl import dumps
+from ragauge.errors import InputError
+from ragauge.evaluation.diagnose import LOUD
+from ragauge.evaluation.evaluate import score_run
+from ragauge.evaluation.options import EvalOptions
+from ragauge.experiments.analysis import Measured, check_enough, holdout_check, select, shared_questions, table
+from ragauge.experiments.ceiling import oracle_order
+from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
+from ragauge.experiments.holdout import split_questions
+from ragauge.experiments.indexes import Indexes
+from ragauge.experiments.result import SweepResult
+from ragauge.formats.golden import as_golden
+from ragauge.retrieve.corpus import corpus_fingerprint
+from ragauge.retrieve.executor import ExecutorOptions, Progress
+from ragauge.retrieve.executor import run_retriever as execute
+from ragauge.retrieve.rescore import RescoredRetriever
+
+OnProgress = Callable[[str, int, int, str], None]
+"""``on_progress(stage, done, total, label)``: stage "index" counts indexes opened (``label`` is the
+one being opened), stage "run" counts questions answered over all configurations (``label`` is the
+configuration running)."""
+RESULT_FILE = "sweep.json"
+
+
+def as_plan(config: SweepPlan | str | Path | Mapping[str, Any]) -> SweepPlan:
+    """A plan as given, read from a sweep TOML file, or built from its parsed content."""
+    if isinstance(config, SweepPlan):
+        return config
+    if isinstance(config, (str, Path)):
+        return read_plan(config)
+    return plan_from_dict(config)
+
+
+def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapping[str, Any],
+          output: str | Path = "ragauge-sweep", *, holdout: float | None = None, holdout_tag: str | None = None,
+          on_progress: OnProgress | None = None) -> SweepResult:
+    """Run every configuration of ``config`` (a sweep TOML file, its parsed content, or a
+    :class:`SweepPlan`) over ``golden`` with the built-in retrievers on ``corpus``, and compare them.
+
+    Each index (a BM25 index, a passage-embedding matrix) is built once, cached under
+    ``output/cache`` keyed by the corpus content, the settings and the embedder (an entry that does
+    not match is rebuilt), and shared by every configuration that uses it. Each configuration's run
+    is written to ``output/runs/NAME.jsonl`` (a ``ragauge run`` file with its ``_meta``: ``ragauge
+    compare`` takes any two), and the result to ``output/sweep.json``.
+
+    The result holds a row per configuration (means, paired tests against the reference with Holm's
+    correction over configurations x metrics, latency p50/p95, index build time and size, the Pareto
+    frontier), the selection on the primary metric (a winner only when it is significantly ahead of
+    every other configuration) and, with ``holdout`` (a fraction, split by a hash of the question id)
+    or ``holdout_tag``, the chosen configuration measured on held-out questions. See
+    ``ragauge.experiments.analysis`` for the tests. InputError for a bad plan, corpus or split.
+    """
+    started = time.perf_counter()
+    plan = as_plan(config)
+    golden_set = as_golden(golden)
+    corpus = Path(corpus)
+    if not corpus.exists():
+        raise InputError("corpus not found", where=str(corpus),
+                         hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
+    split = split_questions(golden_set, holdout, holdout_tag)
+    folder = Path(output)
+    try:
+        (folder / "runs").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the sweep folder: {exc.strerror}", where=str(folder)) from None
+    indexes = Indexes(corpus, folder / "cache")
+    indexes.plan(list(plan.configurations))
+    builds = indexes.build(None if on_progress is None else lambda done, total, label: on_progress(
+        "index", done, total, label))
+    index_done = time.perf_counter()
+
+    measured = []
+    notes = list(plan.notes)
+    total = len(golden_set) * len(plan.configurations)
+    for number, setup in enumerate(plan.configurations):
+        retriever = indexes.retriever(setup)
+        run_path = folder / "runs" / f"{setup.slug}.jsonl"
+        progress = Progress()
+        if on_progress is not None:
+            offset = number * len(golden_set)
+            progress.on_result = lambda p, name=setup.name, at=offset: on_progress("run", at + p.done, total, name)
+        run = execute(golden_set, retriever, run_path, ExecutorOptions(fetch=plan.fetch, concurrency=plan.concurrency),
+                      progress=progress)
+        options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents())
+        evaluation = score_run(golden_set, run, options)
+        ceiling = None
+        if isinstance(retriever, RescoredRetriever):
+            ceiling = score_run(golden_set, oracle_order(golden_set, run), options)
+            if retriever.depth > plan.fetch:
+                notes.append(f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
+                             f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
+        measured.append(Measured(setup, retriever.spec, f"runs/{run_path.name}", evaluation,
+                                 tuple(indexes.index_builds(setup)), ceiling))
+    runs_done = time.perf_counter()
+
+    ids = shared_questions(measured)
+    tune = [i for i in ids if split is None or split.tunes_on(i)]
+    held = [i for i in ids if split is not None and not split.tunes_on(i)]
+    check_enough(tune, plan.alpha, "tune on" if split else "compare")
+    rows = table(plan, measured, tune)
+    selection = select(plan, measured, rows, tune)
+    report = None
+    if split is not None:
+        report, more = holdout_check(plan, measured, selection.best, split, tune, held)
+        notes += more
+    elif len(rows) > 1:
+        notes.append(f"{LOUD}the best configuration is chosen on the same questions its numbers come from, so they "
+                     "are optimistic (the winner's curse); --holdout 0.3 measures the choice on questions it was "
+                     "not chosen on")
+    for m in measured:
+        notes += [f"{m.config.name}: {w}" for w in m.evaluation.warnings]
+    first = measured[0].evaluation.meta
+    meta = {
+        "ragauge_version": __version__,
+        "golden": first["golden"],
+        "corpus": {"path": str(corpus), "hash": corpus_fingerprint(corpus)},
+        "contract": first["contract"], "fetch": plan.fetch, "concurrency": plan.concurrency,
+        "questions": {"answerable": len(ids), "tuned_on": len(tune), "held_out": len(held)},
+        "seconds": {"indexes": round(index_done - started, 3), "runs": round(runs_done - index_done, 3),
+                    "total": round(time.perf_counter() - started, 3)},
+    }
+    result = SweepResult(tuple(rows), plan.reference, plan.metrics, plan.primary, plan.alpha, selection, report,
+                         tuple(builds), tuple(notes), meta)
+    atomic_write(folder / RESULT_FILE, dumps(result.to_dict(), indent=2) + "\n", what="sweep result")
+    return result
+
+
+def read_sweep(path: str | Path) -> SweepResult:
+    """A saved sweep result (``sweep.json``, or the sweep folder holding it)."""
+    from ragauge.core.jsonl import read_json
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULT_FILE
+    data = read_json(path, what="sweep result", hint="pass the sweep.json a 'ragauge sweep' wrote")
+    if not isinstance(data, dict):
+        raise InputError("not a ragauge sweep result", where=str(path))
+    try:
+        return SweepResult.from_dict(data)
+    except InputError as exc:
+        exc.where = exc.where or str(path)
+        raise

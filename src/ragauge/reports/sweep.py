@@ -1,0 +1,184 @@
+"""Renderers for a SweepResult: text (terminal), Markdown, JSON and an offline HTML page.
+
+Configuration names, options, paths and notes are user text: each goes through the output language's
+escaper in :mod:`ragauge.core.escape` (HTML through the shared Jinja2 environment).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ragauge.comparison.result import MetricDelta
+from ragauge.core import escape
+from ragauge.core.jsonl import dumps
+from ragauge.experiments.analysis import significant
+from ragauge.experiments.result import ConfigRow, SweepResult
+
+FORMATS = ("text", "json", "markdown", "html")
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+
+
+def delta_cell(d: MetricDelta | None, alpha: float) -> str:
+    """``+0.012 [-0.030, +0.050]*``: the difference, its interval, ``*`` when significant after Holm."""
+    if d is None:
+        return "reference"
+    if d.ci[0] != d.ci[0]:
+        return f"{d.diff:+.3f} [n/a]"
+    return f"{d.diff:+.3f} [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]" + ("*" if significant(d, alpha) else "")
+
+
+def ordered_metrics(r: SweepResult) -> list[str]:
+    """The primary metric first, then the others in the sweep's order."""
+    return [r.primary] + [m for m in r.metrics if m != r.primary]
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.2f}"
+
+
+def _ms(row: ConfigRow, key: str) -> str:
+    return "n/a" if row.latency_ms is None else f"{row.latency_ms[key]:.1f}"
+
+
+def header(r: SweepResult) -> list[str]:
+    cells = ["configuration"]
+    for m in ordered_metrics(r):
+        cells += [m, f"diff [{1 - r.alpha:.0%} CI]"]
+    return cells + ["p50 ms", "p95 ms", "index MB", "build s", f"ceiling {r.primary}", "frontier"]
+
+
+def rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
+    """One row per configuration; ``text`` escapes the user text (names)."""
+    out = []
+    for row in r.rows:
+        mark = " (best)" if row.name == r.selection.best else ""
+        cells = [text(row.name) + mark]
+        for m in ordered_metrics(r):
+            cells += [_num(row.means[m]), delta_cell(row.deltas.get(m) if row.name != r.reference else None, r.alpha)]
+        cells += [_ms(row, "p50"), _ms(row, "p95"), _mb(row.index_bytes),
+                  "n/a" if row.index_seconds is None else f"{row.index_seconds:.1f}",
+                  "" if row.ceiling is None else _num(row.ceiling[r.primary]), "yes" if row.pareto else ""]
+        out.append(cells)
+    return out
+
+
+def legend(r: SweepResult) -> str:
+    tests = sum(len(row.deltas) for row in r.rows)
+    return (f"diff: configuration - reference ({r.reference}) on the same questions, paired test per metric; "
+            f"* significant after Holm over {tests} tests (configurations x metrics) at alpha {r.alpha:g} (the "
+            f"intervals are each test's own, not widened for the correction); "
+            f"frontier: no other configuration has a higher {r.primary}, a lower p50 latency and a smaller index "
+            f"all at once; build s: the time the configuration's indexes took to build (once, shared); ceiling: "
+            f"for a rescored configuration, its {r.primary} had its candidates been ordered perfectly")
+
+
+def questions_line(r: SweepResult) -> str:
+    q = r.meta.get("questions", {})
+    line = f"{q.get('answerable', '?')} answerable questions"
+    if r.holdout is not None:
+        line += f": tuned on {r.holdout.tune}, {r.holdout.held_out} held out ({r.holdout.rule})"
+    return line
+
+
+def holdout_rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
+    h = r.holdout
+    if h is None:
+        return []
+    return [[text(m), _num(h.tuned[m]), _num(h.means[m]), _num(h.reference_means[m]),
+             delta_cell(h.deltas.get(m), r.alpha) if h.deltas else "(the reference itself)",
+             text(h.deltas[m].verdict) if m in h.deltas else ""] for m in ordered_metrics(r)]
+
+
+HOLDOUT_HEADER = ["metric", "tuned (chosen on)", "held out", "reference, held out", "diff [CI]", "verdict"]
+INDEX_HEADER = ["index", "passages", "build s", "opened s", "size MB", "cached", "used by"]
+
+
+def index_rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
+    return [[text(i.spec), str(i.passages), "n/a" if i.build_seconds is None else f"{i.build_seconds:.1f}",
+             f"{i.open_seconds:.1f}", _mb(i.size_bytes), "yes" if i.cached else "no", str(len(i.used_by))]
+            for i in r.indexes]
+
+
+def time_line(r: SweepResult) -> str:
+    s = r.meta.get("seconds", {})
+    return (f"wall time: indexes {s.get('indexes', 0):.1f} s, runs {s.get('runs', 0):.1f} s, total "
+            f"{s.get('total', 0):.1f} s (concurrency {r.meta.get('concurrency')}, fetch {r.meta.get('fetch')})")
+
+
+def render_text(r: SweepResult) -> str:
+    from ragauge.reports.table import text_table
+
+    t = escape.terminal
+    golden = r.meta.get("golden", {})
+    out = [f"ragauge sweep  golden: {t(golden.get('path'))}  corpus: {t(r.meta.get('corpus', {}).get('path'))}",
+           f"{t(questions_line(r))}; reference: {t(r.reference)}; primary metric: {t(r.primary)}", ""]
+    out += text_table(header(r), rows(r, t))
+    out += ["", t(legend(r)), "", t(r.selection.statement)]
+    if r.holdout is not None:
+        out += ["", f"holdout: {t(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
+                    f"{r.holdout.held_out} it was not chosen on"]
+        out += text_table(HOLDOUT_HEADER, holdout_rows(r, t))
+    out += ["", "indexes (each built once, shared by the configurations that use it)"]
+    out += text_table(INDEX_HEADER, index_rows(r, t))
+    out += ["", t(time_line(r))]
+    if r.notes:
+        out += ["", "notes"] + [f"  ! {t(n)}" for n in r.notes]
+    return "\n".join(out) + "\n"
+
+
+def _md_table(head: list[str], body: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(b) + " |" for b in body]
+
+
+def render_markdown(r: SweepResult) -> str:
+    md = escape.markdown
+    golden = r.meta.get("golden", {})
+    out = [f"### ragauge sweep: {len(r.rows)} configurations", "",
+           f"golden: {md(golden.get('path'))}, corpus: {md(r.meta.get('corpus', {}).get('path'))}; "
+           f"{md(questions_line(r))}; reference: {md(r.reference)}; primary metric: {md(r.primary)}", ""]
+    out += _md_table([md(h) for h in header(r)], rows(r, md))
+    out += ["", f"<sub>{md(legend(r))}</sub>", "", f"**{md(r.selection.statement)}**"]
+    if r.holdout is not None:
+        out += ["", f"Holdout: {md(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
+                    f"{r.holdout.held_out} it was not chosen on", ""]
+        out += _md_table(HOLDOUT_HEADER, holdout_rows(r, md))
+    out += ["", "<details><summary>indexes and wall time</summary>", ""]
+    out += _md_table(INDEX_HEADER, index_rows(r, md))
+    out += ["", md(time_line(r)), "", "</details>"]
+    if r.notes:
+        out += [""] + [f"> {md(n)}" for n in r.notes]
+    return "\n".join(out) + "\n"
+
+
+def render_json(r: SweepResult) -> str:
+    return dumps(r.to_dict(), indent=2) + "\n"
+
+
+def render_sweep(r: SweepResult, fmt: str) -> str:
+    """``r`` as ``fmt``: one of FORMATS."""
+    if fmt == "json":
+        return render_json(r)
+    if fmt == "markdown":
+        return render_markdown(r)
+    if fmt == "html":
+        from ragauge.reports.sweep_html import render_html
+
+        return render_html(r)
+    if fmt == "text":
+        return render_text(r)
+    from ragauge.errors import InputError
+
+    raise InputError(f"unknown sweep report format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+
+
+def frontier_points(r: SweepResult) -> list[dict[str, Any]]:
+    """(name, primary mean, p50 latency, index MB, on the frontier) per configuration, for the plot."""
+    return [{"name": row.name, "quality": row.means[r.primary],
+             "latency": None if row.latency_ms is None else row.latency_ms["p50"],
+             "size": row.index_bytes / 1e6, "pareto": row.pareto, "best": row.name == r.selection.best}
+            for row in r.rows]

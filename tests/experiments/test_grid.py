@@ -1,0 +1,90 @@
+"""The sweep file: grids expand to every combination, groups set options together, names and specs are
+derived from the settings, and every mistake is an InputError naming the table and, from a file, the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragauge.errors import InputError
+from ragauge.experiments.grid import Configuration, expand, plan_from_dict, read_plan, spec_text
+
+
+def plan(*configs: dict[str, Any], **head: Any) -> Any:
+    return plan_from_dict({"sweep": head, "config": list(configs)})
+
+
+def test_a_grid_is_the_cross_product_of_its_lists_in_file_order() -> None:
+    configs = expand({"retriever": "bm25", "k1": [0.9, 1.5], "b": [0.4, 0.75], "stemmer": "none"})
+    assert [c.name for c in configs] == [
+        "bm25 stemmer=none k1=0.9 b=0.4", "bm25 stemmer=none k1=0.9 b=0.75",
+        "bm25 stemmer=none k1=1.5 b=0.4", "bm25 stemmer=none k1=1.5 b=0.75"]
+    assert configs[1].settings == {"stemmer": "none", "k1": 0.9, "b": 0.75}
+    assert configs[1].spec("c.jsonl") == "bm25:c.jsonl?stemmer=none&k1=0.9&b=0.75"
+
+
+def test_a_group_sets_options_together_and_a_name_replaces_the_fixed_part() -> None:
+    configs = expand({"name": "hyb", "retriever": "hybrid", "embedder": "hash",
+                      "fusion": [{"fusion": "rrf", "rrf_k": 10}, {"fusion": "weighted", "weight": 0.3}]})
+    assert [c.name for c in configs] == ["hyb fusion=rrf rrf_k=10", "hyb fusion=weighted weight=0.3"]
+    assert configs[1].settings == {"embedder": "hash", "fusion": "weighted", "weight": 0.3}
+    assert expand({"name": "plain", "retriever": "dense"}) == [Configuration("plain", "dense", ())]
+    assert expand({"retriever": "dense", "title": False})[0].spec("x") == "dense:x?title=0"
+
+
+def test_spec_text_and_slugs() -> None:
+    assert [spec_text(v) for v in (True, False, 3, 0.5, 1e-05, "en")] == ["1", "0", "3", "0.5", "1e-05", "en"]
+    assert Configuration("BM25 k1=0.9 / chunk 200", "bm25").slug == "bm25-k1-0.9-chunk-200"
+    assert Configuration("***", "bm25").slug == "config"
+
+
+def test_the_sweep_table_sets_metrics_primary_reference_and_numbers() -> None:
+    p = plan({"name": "a", "retriever": "bm25"}, {"name": "b", "retriever": "bm25", "k1": 1.2})
+    assert p.metrics == ("hit@10", "recall@10", "mrr", "ndcg@10") and p.primary == "ndcg@10"
+    assert (p.reference, p.fetch, p.alpha, p.concurrency) == ("a", 100, 0.05, 1)
+    p = plan({"name": "a", "retriever": "bm25"}, {"name": "b", "retriever": "bm25"}, k=[1, 5], reference="b",
+             fetch=30, alpha=0.1, concurrency=2)
+    assert p.primary == "ndcg@5" and p.reference == "b" and (p.fetch, p.alpha, p.concurrency) == (30, 0.1, 2)
+    p = plan({"name": "a", "retriever": "bm25"}, metrics=["MRR", "Recall@3"])
+    assert p.metrics == ("mrr", "recall@3") and p.primary == "mrr"
+    assert plan({"name": "a", "retriever": "bm25"}, metrics=["mrr", "recall@3"], primary="R@3").primary == "recall@3"
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"config": [{"retriever": "bm25", "k_1": 1.2}]}, "unknown bm25 option 'k_1'"),
+    ({"config": [{"retriever": "dense", "k1": 1.2}]}, "unknown dense option 'k1'"),
+    ({"config": [{"retriever": "splade"}]}, "'retriever' must be one of bm25, dense, hybrid"),
+    ({"config": [{"retriever": "bm25", "k1": []}]}, "k1 is an empty list"),
+    ({"config": [{"retriever": "bm25", "chunking": {"chunk_size": 10}}]}, "a group is a list of tables"),
+    ({"config": [{"retriever": "bm25", "k1": [[1]]}]}, "must be a string, number or boolean"),
+    ({"config": [{"retriever": "bm25", "k1": 1.2, "g": [{"k1": 0.9}]}]}, "k1 set twice"),
+    ({"config": [{"retriever": "bm25"}, {"retriever": "bm25"}]}, "two configurations are named 'bm25'"),
+    ({"config": [{"name": "a b", "retriever": "bm25"}, {"name": "a-b", "retriever": "bm25"}]}, "share the run file"),
+    ({"config": []}, "no \\[\\[config\\]\\] table"),
+    ({}, "no \\[\\[config\\]\\] table"),
+    ({"sweep": {"reference": "zz"}, "config": [{"retriever": "bm25"}]}, "reference 'zz' is not a configuration"),
+    ({"sweep": {"primary": "map"}, "config": [{"retriever": "bm25"}]}, "primary metric map is not among"),
+    ({"sweep": {"fecth": 3}, "config": [{"retriever": "bm25"}]}, "unknown \\[sweep\\] key"),
+    ({"sweep": {"alpha": 1.5}, "config": [{"retriever": "bm25"}]}, "alpha must be"),
+    ({"sweep": {"fetch": 0}, "config": [{"retriever": "bm25"}]}, "fetch must be an integer >= 1"),
+    ({"grid": [{"retriever": "bm25"}]}, "unknown table"),
+])
+def test_mistakes_are_input_errors(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        plan_from_dict(data)
+
+
+def test_a_file_error_names_the_line_of_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "sweep.toml"
+    path.write_text('[sweep]\nk = [5]\n\n[[config]]\nretriever = "bm25"\nk_1 = [0.9, 1.5]\n')
+    with pytest.raises(InputError) as info:
+        read_plan(path)
+    assert info.value.where == f"{path}:6" and "k1" in (info.value.hint or "")
+    path.write_text('[[config]]\nretriever = "bm25"\nk1 = [0.9, \n')
+    with pytest.raises(InputError, match="invalid TOML"):
+        read_plan(path)
+    good = tmp_path / "good.toml"
+    good.write_text('[[config]]\nname = "base"\nretriever = "bm25"\n\n[[config]]\nretriever = "bm25"\nk1 = [0.9]\n')
+    assert [c.name for c in read_plan(good).configurations] == ["base", "bm25 k1=0.9"]

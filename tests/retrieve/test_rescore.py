@@ -1,0 +1,58 @@
+"""Bi-encoder rescoring: the spec's parts, a reorder of the first stage's top hits by cosine (with the
+dependency-free hash embedder, so no model is needed), opened through the registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragauge.errors import InputError
+from ragauge.retrieve import rescore
+from ragauge.retrieve.base import RetrieverOptions
+from ragauge.retrieve.registry import open_retriever
+from tests.retrieve.test_dense import DOCS, write_corpus
+
+
+def test_the_spec_splits_into_first_stage_passages_and_depth() -> None:
+    first, passages, depth = rescore.parts_of("bm25:c.jsonl?k1=0.9&chunk_size=50&rerank=minilm&rerank_depth=20")
+    assert first == "bm25:c.jsonl?k1=0.9&chunk_size=50"
+    assert passages == "dense:c.jsonl?chunk_size=50&embedder=minilm" and depth == 20
+    assert rescore.parts_of("hybrid:c?embedder=hash&rerank=hash")[1:] == ("dense:c?embedder=hash", 100)
+    assert rescore.wants_rescoring("bm25:c?rerank=hash") and not rescore.wants_rescoring("bm25:c?k1=1")
+
+
+@pytest.mark.parametrize("spec, message", [("dense:c?rerank=minilm", "rerank applies to bm25 and hybrid"),
+                                           ("bm25:c?rerank=", "needs an embedder"),
+                                           ("bm25:c?rerank=hash&rerank_depth=0", "rerank_depth must be")])
+def test_bad_rescoring_specs_are_input_errors(spec: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        rescore.parts_of(spec)
+
+
+def test_rescoring_reorders_the_first_stages_top_hits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    query = "help desk password printer error restart"
+    first = open_retriever(f"bm25:{corpus}").search(query, 5).hits
+    rescored = open_retriever(f"bm25:{corpus}?rerank=hash&rerank_depth=5")
+    assert isinstance(rescored, rescore.RescoredRetriever)
+    hits = rescored.search(query, 3).hits
+    assert len(hits) == 3 and {h.doc_id for h in hits} <= {h.doc_id for h in first}
+    vector = rescored.passages.embedder.embed([query])[0]
+    row = {d: i for i, d in enumerate(rescored.passages.doc_ids)}
+    cosines = {h.doc_id: float(rescored.passages.matrix[row[h.doc_id]] @ vector) for h in first}
+    assert [h.doc_id for h in hits] == sorted(cosines, key=lambda d: -cosines[d])[:3]
+    assert [h.score for h in hits] == [round(cosines[h.doc_id], 6) for h in hits]
+    assert all(h.length is not None for h in hits) and rescored.documents() == set(DOCS)
+    assert rescored.describe()["rerank_depth"] == 5 and rescored.search(query, 0).hits == ()
+    assert np.all(np.diff([h.score for h in rescored.search(query, 5).hits]) <= 0)
+
+
+def test_hybrid_first_stages_are_rescored_on_their_chunks(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    r = rescore.open(f"hybrid:{corpus}?embedder=hash&chunk_size=6&chunk_overlap=2&rerank=hash&rerank_depth=10",
+                     RetrieverOptions(), cache=tmp_path)
+    hits = r.search("reboot the router", 4).hits
+    assert hits and all(h.chunk_id is not None and h.chunk_id.startswith(f"{h.doc_id}#") for h in hits)
