@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -116,6 +117,23 @@ def _score(value: Any) -> float | None:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def per_depth(obj: Any, make: Callable[[int], Any] | None) -> Callable[[int], Any]:
+    """``sized(n)``: ``obj`` set up to return ``n`` results, a copy ``make(n)`` made once per depth
+    and kept (thread-safe), or ``obj`` itself when its depth cannot be set (``make`` None)."""
+    copies: dict[int, Any] = {}
+    lock = threading.Lock()
+
+    def sized(n: int) -> Any:
+        if make is None:
+            return obj
+        with lock:
+            if n not in copies:
+                copies[n] = make(n)
+            return copies[n]
+
+    return sized
 
 
 def unusable(obj: Any, framework: str, supported: str, hint: str) -> InputError:

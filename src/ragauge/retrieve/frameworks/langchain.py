@@ -17,7 +17,6 @@ LangChain's loaders record) found, or the one ``--doc-id-key`` names; ``--doc-id
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +30,7 @@ from ragauge.retrieve.frameworks.common import (
     call,
     import_framework,
     overrides,
+    per_depth,
     qualname,
     unusable,
 )
@@ -89,16 +89,7 @@ def _retriever(retriever: Any, base: type, vector_retriever: Any, ids: DocIds) -
         how, k = "k", "n"
     else:
         how, k = "", "as configured (the retriever has no k ragauge can set; the first n are kept)"
-    copies: dict[int, Any] = {}
-    lock = threading.Lock()
-
-    def sized(n: int) -> Any:
-        if make is None:
-            return retriever
-        with lock:
-            if n not in copies:
-                copies[n] = make(n)
-            return copies[n]
+    sized = per_depth(retriever, make)
 
     method = "ainvoke" if is_async else "invoke"
 

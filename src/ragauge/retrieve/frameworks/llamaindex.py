@@ -16,7 +16,6 @@ as the chunk id.
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,7 @@ from ragauge.retrieve.frameworks.common import (
     call,
     import_framework,
     overrides,
+    per_depth,
     qualname,
     unusable,
 )
@@ -63,16 +63,7 @@ def bind(obj: Any, options: RetrieverOptions) -> Binding:
     else:
         raise unusable(obj, "LlamaIndex", "a retriever (BaseRetriever) or an index (e.g. VectorStoreIndex)",
                        "pass the index, or index.as_retriever()")
-    copies: dict[int, Any] = {}
-    lock = threading.Lock()
-
-    def sized(n: int) -> Any:
-        if make is None:
-            return obj
-        with lock:
-            if n not in copies:
-                copies[n] = make(n)
-            return copies[n]
+    sized = per_depth(obj, make)
 
     def search(query: str, n: int) -> list[Hit]:
         retriever = sized(n)
