@@ -70,10 +70,11 @@ def _verdict(d: MetricDelta, alpha: float, tests: int) -> str:
     return f"{direction} only before correction for {tests} tests: not significant"
 
 
-def _delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
-    """The paired test of one metric on one set of questions, with its minimum detectable effect
-    (``stats.power.noise_sd``: from the observed differences, or the base run's spread when no
-    question changed)."""
+def paired_delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
+    """The paired test of one metric (new - base) on one set of questions, as :func:`compare`
+    reports it before any correction (``p_adjusted`` is the raw p-value, no verdict yet: see
+    :func:`holm_family`), with its minimum detectable effect (``stats.power.noise_sd``: from the
+    observed differences, or the base run's spread when no question changed)."""
     test = paired_test(b, n, confidence=1.0 - alpha)
     mde = None
     if test.n > 1:
@@ -135,11 +136,12 @@ def compare(
     notes += judged_notes(base, new, [(base.queries[i], new.queries[j]) for i, j in zip(rows_b.tolist(),
                                                                                       rows_n.tolist())], names, k)
 
-    overall = {m: _delta(*columns[m], alpha) for m in names}
+    overall = {m: paired_delta(*columns[m], alpha) for m in names}
     groups = group_by_tag(range(len(ids)), lambda j: base.queries[rows_b[j]].tags)
     tags = sorted(groups)
     members = {tag: np.asarray(groups[tag], dtype=np.int64) for tag in tags}
-    by_tag = {tag: {m: _delta(columns[m][0][members[tag]], columns[m][1][members[tag]], alpha) for m in names}
+    by_tag = {tag: {m: paired_delta(columns[m][0][members[tag]], columns[m][1][members[tag]], alpha)
+                    for m in names}
               for tag in tags}
     dropped = np.zeros(len(ids), dtype=bool)
     for b, n in columns.values():
@@ -147,11 +149,9 @@ def compare(
     pairs = [(base.queries[rows_b[j]], new.queries[rows_n[j]]) for j in np.flatnonzero(dropped)]
 
     tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
-    adjusted = holm([(overall[m] if t is None else by_tag[t][m]).p_value for t, m in tested])
-    for (t, m), p in zip(tested, adjusted):
-        table = overall if t is None else by_tag[t]
-        d = replace(table[m], p_adjusted=p)
-        table[m] = replace(d, verdict=_verdict(d, alpha, len(tested)))
+    settled = holm_family([(overall[m] if t is None else by_tag[t][m]) for t, m in tested], alpha)
+    for (t, m), d in zip(tested, settled):
+        (overall if t is None else by_tag[t])[m] = d
 
     meta = {
         "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
@@ -204,13 +204,6 @@ def _as_evaluation(value: Any, golden: Any, options: EvalOptions) -> Evaluation:
     if golden is None:
         raise InputError("a run needs the golden set it answers to be compared", hint="pass golden=...")
     return score_run(as_golden(golden), as_run(value), options)
-
-
-def paired_delta(base: np.ndarray, new: np.ndarray, alpha: float) -> MetricDelta:
-    """One metric's paired test (new - base) on one set of questions, as :func:`compare` reports it,
-    before any correction: ``p_adjusted`` is the raw p-value and there is no verdict yet (see
-    :func:`holm_family`)."""
-    return _delta(np.asarray(base, dtype=np.float64), np.asarray(new, dtype=np.float64), alpha)
 
 
 def holm_family(deltas: Sequence[MetricDelta], alpha: float) -> list[MetricDelta]:
