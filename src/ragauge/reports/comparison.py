@@ -14,6 +14,7 @@ from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
+from ragauge.reports.table import mde_text, text_table
 
 WORSE_SHOWN = 15
 
@@ -26,11 +27,6 @@ def _ci(d: MetricDelta) -> str:
     if d.ci[0] != d.ci[0]:
         return "n/a"
     return f"[{d.ci[0]:+.4f}, {d.ci[1]:+.4f}]"
-
-
-def _mde(d: MetricDelta) -> str:
-    """The minimum detectable effect as shown: ``±0.0850``, or ``none`` when nothing is detectable."""
-    return "none" if d.mde is None else f"±{d.mde:.4f}"
 
 
 def methods_line(c: Comparison) -> str:
@@ -55,7 +51,7 @@ def _p(x: float) -> str:
 def _rows(c: Comparison, text: Callable[[object], str]) -> list[list[str]]:
     """One row per metric; ``text`` escapes the user text (the metric's name, the verdict)."""
     return [[text(m), f"{d.base:.4f}", f"{d.new:.4f}", _signed(d.diff), _ci(d), _p(d.p_value), _p(d.p_adjusted),
-             f"{d.better}/{d.worse}/{d.tied}", _mde(d), text(d.verdict)] for m, d in c.metrics.items()]
+             f"{d.better}/{d.worse}/{d.tied}", mde_text(d.mde), text(d.verdict)] for m, d in c.metrics.items()]
 
 
 def header(c: Comparison) -> list[str]:
@@ -78,8 +74,6 @@ def _rank(r: Any) -> str:
 
 
 def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
-    from ragauge.reports.table import text_table
-
     t = escape.terminal
     meta = c.meta
     out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
@@ -90,7 +84,7 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
         out += ["", "by tag (diff new - base, Holm-adjusted p; MDE of the first metric)"]
         metrics = list(c.metrics)
         rows = [[t(tag), str(next(iter(d.values())).n),
-                 *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics), _mde(d[metrics[0]])]
+                 *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics), mde_text(d[metrics[0]].mde)]
                 for tag, d in c.by_tag.items()]
         out += text_table(["tag", "n", *map(t, metrics), "MDE"], rows)
         blind = blind_tags(c)
@@ -165,7 +159,7 @@ def render_comparison_html(c: Comparison) -> str:
     def x(v: float) -> float:
         return round(width / 2 + v / scale * (width / 2 - 6), 2)
 
-    rows = [{"name": m, "d": d, "ci": _ci(d), "mde": _mde(d), "lo": x(d.ci[0]) if ok[m] else x(d.diff),
+    rows = [{"name": m, "d": d, "ci": _ci(d), "mde": mde_text(d.mde), "lo": x(d.ci[0]) if ok[m] else x(d.diff),
              "hi": x(d.ci[1]) if ok[m] else x(d.diff), "mid": x(d.diff), "zero": x(0.0),
              "color": _color(d)} for m, d in c.metrics.items()]
     return env.get_template("comparison.html.j2").render(

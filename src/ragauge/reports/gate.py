@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.gating.check import GateResult, RuleOutcome
+from ragauge.reports.table import mde_text
 
 
 def question_line(q: dict[str, object]) -> str:
@@ -25,7 +26,7 @@ def power_line(result: GateResult) -> str | None:
     power = result.meta.get("power") or []
     if not power:
         return None
-    parts = [f"{p['metric']} " + ("none" if p["mde"] is None else f"±{p['mde']:.4f}") for p in power]
+    parts = [f"{p['metric']} {mde_text(p['mde'])}" for p in power]
     return (f"smallest change the {power[0]['n']} questions detect (80% power): " + ", ".join(parts))
 
 

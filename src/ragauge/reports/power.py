@@ -7,10 +7,7 @@ from collections.abc import Callable
 from ragauge.comparison.power import MetricPower, PowerReport
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
-
-
-def _mde(p: MetricPower) -> str:
-    return "none" if p.mde is None else f"±{p.mde:.4f}"
+from ragauge.reports.table import mde_text, text_table
 
 
 def _needed(p: MetricPower) -> str:
@@ -21,7 +18,7 @@ def _rows(report: PowerReport, text: Callable[[object], str]) -> list[list[str]]
     effect = report.meta.get("effect")
     rows = []
     for m, p in report.metrics.items():
-        row = [text(m), str(p.n), f"{p.sd_diff:.4f}", _mde(p)]
+        row = [text(m), str(p.n), f"{p.sd_diff:.4f}", mde_text(p.mde)]
         rows.append(row + ([_needed(p)] if effect else []))
     return rows
 
@@ -43,7 +40,7 @@ def _sentences(report: PowerReport) -> list[str]:
     if not report.metrics:
         return []
     m, p = next(iter(report.metrics.items()))
-    out = [f"with {p.n} questions, {m} differences smaller than {_mde(p)} cannot be told from noise"
+    out = [f"with {p.n} questions, {m} differences smaller than {mde_text(p.mde)} cannot be told from noise"
            if p.mde is not None else f"with {p.n} questions no {m} difference can be detected"]
     for tag, d in report.by_tag.items():
         q = d.get(m)
@@ -53,8 +50,6 @@ def _sentences(report: PowerReport) -> list[str]:
 
 
 def render_power_text(report: PowerReport) -> str:
-    from ragauge.reports.table import text_table
-
     t = escape.terminal
     out = [f"power  run: {t(report.meta['run']['path'])}", ""]
     out += text_table(_header(report), _rows(report, t))
@@ -62,7 +57,7 @@ def render_power_text(report: PowerReport) -> str:
         first = next(iter(report.metrics), None)
         out += ["", f"by tag ({t(first)})"]
         out += text_table(["tag", "n", "MDE"] + (["questions needed"] if report.meta.get("effect") else []),
-                          [[t(tag), str(d[first].n), _mde(d[first])]
+                          [[t(tag), str(d[first].n), mde_text(d[first].mde)]
                            + ([_needed(d[first])] if report.meta.get("effect") else [])
                            for tag, d in report.by_tag.items() if first in d])
     out += [""] + [t(s) for s in _sentences(report)] + [""] + [t(s) for s in _explain(report)]

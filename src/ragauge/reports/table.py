@@ -1,4 +1,4 @@
-"""Plain-text tables shared by the terminal reports."""
+"""Plain-text tables and cells shared by the reports."""
 
 from __future__ import annotations
 
@@ -12,3 +12,9 @@ def text_table(header: list[str], rows: list[list[str]]) -> list[str]:
                          else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
+
+
+def mde_text(mde: float | None) -> str:
+    """A minimum detectable effect as every report shows it: ``±0.0850``, or ``none`` when the
+    questions are too few to detect anything."""
+    return "none" if mde is None else f"±{mde:.4f}"
