@@ -153,11 +153,13 @@ def test_the_built_in_retrievers_record_each_passage_length(tmp_path: Path) -> N
     # a: "one two three four" (a#0), "four five six seven" (a#1); b: "seven eight" (b#0)
     assert {(h.chunk_id, h.length) for h in chunked.search("seven", 5).hits} == {("a#1", 4), ("b#0", 2)}
     again = bm25.open(f"bm25:{corpus}?chunk_size=4&chunk_overlap=1", RetrieverOptions(), cache=tmp_path)
-    assert again.cached and again.lengths == chunked.lengths == [4, 4, 2]
-    entry = again.index_dir / "passages.json"  # an entry written before hits had lengths: taken from the corpus
-    entry.write_text(json.dumps({k: v for k, v in json.loads(entry.read_text()).items() if k != "lengths"}))
+    layout = [(4, 0, 18), (4, 14, 33), (2, 0, 11)]  # (words, start, end)
+    assert again.cached and again.layout == chunked.layout == layout
+    entry = again.index_dir / "passages.json"  # an entry written before hits had offsets: taken from the corpus
+    entry.write_text(json.dumps({k: v for k, v in json.loads(entry.read_text()).items() if k != "layout"}
+                                | {"lengths": [4, 4, 2]}))
     older = bm25.open(f"bm25:{corpus}?chunk_size=4&chunk_overlap=1", RetrieverOptions(), cache=tmp_path)
-    assert older.cached and older.lengths == [4, 4, 2]
+    assert older.cached and older.layout == layout
     vectors = dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=tmp_path)
     assert sorted(h.length for h in vectors.search("seven", 2).hits) == [2, 7]  # whole texts, titles not counted
     both = hybrid.open(f"hybrid:{corpus}?embedder=hash&chunk_size=4&chunk_overlap=1", RetrieverOptions())

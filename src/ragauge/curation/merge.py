@@ -112,7 +112,8 @@ def add_labels(obj: Mapping[str, Any], grades: Mapping[str, float], loc: str,
     """A golden line with ``grades`` (``{doc: grade}``) added to its ``relevant``, and how many labels
     are new. A document it labels already with the same grade is left as is; with another grade it
     is a problem (appended to ``problems``): the golden set changed after pooling, and a person must
-    choose. ``relevant`` stays a list when it was one and every new grade is 1."""
+    choose. ``relevant`` stays a list when it was one and every new grade is 1, or when it holds
+    span labels (a new graded document is then ``{"doc": ..., "grade": ...}``)."""
     from ragauge.data.golden import parse_golden_line
 
     current = parse_golden_line(obj, loc).relevant
@@ -128,8 +129,9 @@ def add_labels(obj: Mapping[str, Any], grades: Mapping[str, float], loc: str,
     if not new:
         return dict(obj), 0
     relevant: Any
-    if isinstance(obj["relevant"], list) and all(g == 1 for g in new.values()):
-        relevant = [*obj["relevant"], *new]
+    listed = obj["relevant"] if isinstance(obj["relevant"], list) else None
+    if listed is not None and (all(g == 1 for g in new.values()) or any(isinstance(i, dict) for i in listed)):
+        relevant = [*listed, *(d if g == 1 else {"doc": d, "grade": g} for d, g in new.items())]
     else:
         relevant = {**current, **new}
     out = {k: (relevant if k == "relevant" else v) for k, v in obj.items()}

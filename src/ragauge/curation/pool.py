@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ def pool_questions(golden: Any) -> tuple[GoldenSet, int]:
             raise InputError(f"duplicate question id {q.id!r} (first seen on line {first[q.id]})", where=loc,
                              hint="give every question a unique id")
         first[q.id] = number
-        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+        queries.append(replace(q, line=number))
     if not queries:
         raise InputError("no question to pool", where=str(golden),
                          hint="the file is empty or every candidate is rejected")

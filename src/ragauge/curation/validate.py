@@ -173,7 +173,7 @@ def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", docum
                                     number, (q.id,), "give every question a unique id"))
             continue
         first_line[q.id] = number
-        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+        queries.append(replace(q, line=number))
 
     findings += _question_findings(queries)
     findings += _label_findings(queries, documents)
@@ -357,6 +357,28 @@ def index_documents(corpus: str | Path | None = None, retriever: str | None = No
     return documents
 
 
+def _span_findings(golden: str | Path, corpus: str | Path) -> list[Finding]:
+    """Span labels the corpus text no longer holds (an error each), and those found only away from
+    their offsets (a warning each); ``ragauge.evaluation.spans`` resolves them as evaluations do."""
+    from ragauge.evaluation.spans import document_texts, has_spans, resolve_spans
+    from ragauge.formats.golden import load_golden
+
+    golden_set = load_golden(golden)
+    if not has_spans(golden_set):
+        return []
+    report = resolve_spans(golden_set, document_texts(corpus)).report
+    line = {q.id: q.line for q in golden_set}
+    found = [Finding("error", "stale-span", f"question {s['id']!r}: the span {s['span']} of {s['doc_id']!r} is stale: "
+                     f"{s['why']}", line[s["id"]], (s["id"],),
+                     "relabel it against the current text (quote the passage that answers now), or drop it")
+             for s in report["stale"]]
+    found += [Finding("warning", "moved-span", f"question {s['id']!r}: the span {s['span']} of {s['doc_id']!r} "
+                      "was found away from its offsets (the text moved)", line[s["id"]], (s["id"],),
+                      "update its start and end to where the quote is now")
+              for s in report["relocated"]]
+    return found
+
+
 def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
                     documents: Set[str] | None = None, min_per_tag: int = 5,
                     config: Mapping[str, Any] | None = None, run: Any = None,
@@ -378,6 +400,8 @@ def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, ret
                            k=max(cutoffs) if cutoffs else None)
     if report.count("error"):
         return report
+    if corpus is not None:
+        report = replace(report, findings=_sorted((*report.findings, *_span_findings(golden, corpus))))
     if pool is not None:
         from ragauge.curation.health import load_pool, pool_health
         from ragauge.formats.golden import load_golden

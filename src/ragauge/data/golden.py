@@ -10,6 +10,7 @@ from typing import Any
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import GRADE, check_number
 from ragauge.data.relevance import is_relevant
+from ragauge.data.spans import SPAN_HINT, Span, parse_label
 from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
@@ -25,7 +26,9 @@ class GoldenQuery:
 
     ``relevant`` maps document (or stable section) ids to grades; a list in the file means
     grade 1 for each. A question with no document graded >= 1 is a *no-answer* question.
-    ``extra`` keeps any other fields of the line for reports.
+    ``extra`` keeps any other fields of the line for reports. ``spans`` maps a document to the
+    passages of it that hold the answer (span labels, ``ragauge.data.spans``): only chunks that
+    overlap one count as that document; a document without spans counts whole.
     """
 
     id: str
@@ -34,6 +37,7 @@ class GoldenQuery:
     tags: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     line: int | None = None
+    spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
 
     @property
     def answerable(self) -> bool:
@@ -47,6 +51,13 @@ class GoldenQuery:
     def to_dict(self) -> dict[str, Any]:
         graded = any(g != 1 for g in self.relevant.values())
         relevant: Any = dict(self.relevant) if graded else list(self.relevant)
+        if self.spans:
+            relevant = []
+            for doc, grade in self.relevant.items():
+                if doc in self.spans:
+                    relevant += [s.to_dict(doc) for s in self.spans[doc]]
+                else:
+                    relevant.append(doc if grade == 1 else {"doc": doc, "grade": grade})
         out: dict[str, Any] = {"id": self.id, "query": self.query, "relevant": relevant}
         if self.tags:
             out["tags"] = list(self.tags)
@@ -80,7 +91,9 @@ class GoldenSet:
     def content_hash(self) -> str:
         """Hash of ids, questions, graded relevant ids and tags; order and extra fields excluded."""
         payload = sorted(
-            [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)] for q in self.queries
+            [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)]
+            + ([sorted((d, [s.to_dict(d) for s in spans]) for d, spans in q.spans.items())] if q.spans else [])
+            for q in self.queries
         )
         return content_hash({"golden": FORMAT_VERSION, "queries": payload})
 
@@ -95,15 +108,33 @@ class GoldenSet:
         return cls(tuple(seen.values()), source)
 
 
-def _parse_relevant(value: Any, loc: str) -> dict[str, float]:
-    hint = 'use a list of ids ["doc-1", "doc-2"], an object {"doc-1": 2, "doc-2": 1}, or [] for no answer'
+def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, tuple[Span, ...]]]:
+    hint = ('use a list of ids ["doc-1", "doc-2"], an object {"doc-1": 2, "doc-2": 1}, or [] for no answer; '
+            'a list may also hold span labels: ' + SPAN_HINT)
     if isinstance(value, list):
         out: dict[str, float] = {}
+        spans: dict[str, list[Span]] = {}
+        whole: set[str] = set()
         for item in value:
-            if not isinstance(item, str) or not item:
-                raise InputError(f"'relevant' items must be non-empty strings, got {item!r}", where=loc, hint=hint)
-            out[item] = 1
-        return out
+            if isinstance(item, dict):
+                doc, span, grade = parse_label(item, loc)
+            elif isinstance(item, str) and item:
+                doc, span, grade = item, None, 1
+            else:
+                raise InputError(f"'relevant' items must be non-empty strings or span objects, got {item!r}",
+                                 where=loc, hint=hint)
+            if span is None:
+                if doc in whole or doc in spans:
+                    raise InputError(f"document {doc!r} is listed twice in 'relevant'", where=loc,
+                                     hint="list a document once: whole, or by its spans")
+                whole.add(doc)
+            else:
+                if doc in whole:
+                    raise InputError(f"document {doc!r} is listed both whole and by a span", where=loc,
+                                     hint="keep the spans (only chunks that overlap them count) or the whole document")
+                spans.setdefault(doc, []).append(span)
+            out[doc] = max(grade, out.get(doc, grade))
+        return out, {doc: tuple(s) for doc, s in spans.items()}
     if isinstance(value, dict):
         out = {}
         for doc, grade in value.items():
@@ -111,7 +142,7 @@ def _parse_relevant(value: Any, loc: str) -> dict[str, float]:
                 raise InputError("'relevant' has an empty document id", where=loc, hint=hint)
             grade = check_number(grade, f"grade of {doc!r}", GRADE, where=loc, hint=hint)
             out[doc] = int(grade) if grade.is_integer() else grade
-        return out
+        return out, {}
     raise InputError(f"'relevant' must be a list or an object, got {type(value).__name__}", where=loc, hint=hint)
 
 
@@ -130,11 +161,11 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
     if "relevant" not in obj:
         raise InputError("missing required field 'relevant'", where=loc,
                          hint='list the relevant document ids, or "relevant": [] for a no-answer question')
-    relevant = _parse_relevant(obj["relevant"], loc)
+    relevant, spans = _parse_relevant(obj["relevant"], loc)
     tags = obj.get("tags", [])
     if tags is None:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
-    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra)
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, spans=spans)

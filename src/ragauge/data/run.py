@@ -27,12 +27,16 @@ FORMAT_VERSION = 1
 class Hit:
     """One retrieved item: a document id, or a chunk id that maps to one, an optional score, and
     optionally ``length``: how many words of text the hit brings (its text split on whitespace), which
-    the token-budget metrics (``recall@2000t``) count. The built-in retrievers set it."""
+    the token-budget metrics (``recall@2000t``) count, and ``start``/``end``: where the chunk lies in
+    its document's text (characters ``[start, end)``, title excluded), which span labels need. The
+    built-in retrievers set all three."""
 
     doc_id: str | None
     chunk_id: str | None = None
     score: float | None = None
     length: int | None = None
+    start: int | None = None
+    end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -44,6 +48,8 @@ class Hit:
             out["score"] = self.score
         if self.length is not None:
             out["length"] = self.length
+        if self.start is not None:
+            out["start"], out["end"] = self.start, self.end
         return out
 
     @classmethod
@@ -110,6 +116,8 @@ class Run:
     format: str = "jsonl"
     ranking: Grouping | None = None
     length: np.ndarray | None = None
+    start: np.ndarray | None = None
+    end: np.ndarray | None = None
 
     @property
     def ranked(self) -> pa.Array | Grouping:
@@ -126,6 +134,8 @@ class Run:
         chunks: list[str | None] = []
         scores: list[float] = []
         lengths: list[float] = []
+        starts: list[float] = []
+        ends: list[float] = []
         queries: list[str] = []
         latency: dict[str, float] = {}
         cost: dict[str, float] = {}
@@ -138,16 +148,19 @@ class Run:
                 chunks.append(h.chunk_id)
                 scores.append(math.nan if h.score is None else float(h.score))
                 lengths.append(math.nan if h.length is None else float(h.length))
+                starts.append(math.nan if h.start is None else float(h.start))
+                ends.append(math.nan if h.end is None else float(h.end))
             if r.latency_ms is not None and r.error is None:  # a failed call's time is no latency
                 latency[r.id] = float(r.latency_ms)
             if r.cost is not None:
                 cost[r.id] = float(r.cost)
             if r.error is not None:
                 errors[r.id] = r.error
-        length = np.asarray(lengths, dtype=np.float64)
+        length, start, end = (np.asarray(v, dtype=np.float64) for v in (lengths, starts, ends))
         return cls(strings(qids), strings(docs), strings(chunks),
                    np.asarray(scores, dtype=np.float64), tuple(queries), latency, cost, errors,
-                   dict(meta or {}), source, format, length=None if np.isnan(length).all() else length)
+                   dict(meta or {}), source, format, length=None if np.isnan(length).all() else length,
+                   start=None if np.isnan(start).all() else start, end=None if np.isnan(end).all() else end)
 
     @cached_property
     def content_hash(self) -> str:
@@ -192,7 +205,9 @@ class Run:
         scores = [None if math.isnan(s) else s for s in self.score[rows].tolist()]
         lengths = ([None] * len(rows) if self.length is None else
                    [None if math.isnan(n) else int(n) for n in self.length[rows].tolist()])
-        hits = tuple(Hit(d, c, s, n) for d, c, s, n in zip(docs, chunks, scores, lengths))
+        starts, ends = ([None] * len(rows) if col is None else [None if math.isnan(x) else int(x) for x in col[rows]]
+                        for col in (self.start, self.end))
+        hits = tuple(Hit(d, c, s, n, a, b) for d, c, s, n, a, b in zip(docs, chunks, scores, lengths, starts, ends))
         return QueryResult(qid, hits, self.latency_ms.get(qid), self.cost.get(qid), self.errors.get(qid))
 
     def results(self) -> list[QueryResult]:
@@ -216,5 +231,16 @@ def parse_hit(item: Any, loc: str) -> Hit:
             score = check_number(score, "hit 'score'", where=loc)
         if length is not None:
             length = int(check_number(length, "hit 'length' (words)", WHOLE, where=loc))
-        return Hit(doc, chunk, score, length)
+        start, end = item.get("start"), item.get("end")
+        if (start is None) != (end is None):
+            raise InputError(f"a hit has '{'start' if end is None else 'end'}' without "
+                             f"'{'end' if end is None else 'start'}'", where=loc,
+                             hint="give both: the chunk's characters [start, end) in its document's text")
+        if start is not None:
+            start = int(check_number(start, "hit 'start'", WHOLE, where=loc))
+            end = int(check_number(end, "hit 'end'", WHOLE, where=loc))
+            if end < start:
+                raise InputError(f"a hit ends at {end}, before its start {start}", where=loc,
+                                 hint="end is exclusive: characters [start, end) of the document text")
+        return Hit(doc, chunk, score, length, start, end)
     raise InputError(f"a hit must be a string or an object, got {type(item).__name__}", where=loc)

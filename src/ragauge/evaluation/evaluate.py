@@ -31,6 +31,7 @@ from ragauge.evaluation.options import (
 )
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
+from ragauge.evaluation.spans import document_texts, has_spans, match_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
 from ragauge.formats.corpus import corpus_texts
@@ -161,14 +162,24 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     drift: dict[str, Any] | None = None
     if known is not None:
         golden, drift = drop_stale(golden, known)
+    resolved = None
+    if has_spans(golden):
+        resolved = resolve_spans(golden, None if options.corpus is None else document_texts(options.corpus))
+        golden = resolved.golden
+        if not len(golden):
+            raise InputError("every question's span labels are stale: the corpus text no longer holds them",
+                             where=golden.source, hint="check them with ragauge golden validate GOLDEN --corpus PATH")
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
     run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
     docs = resolve_doc_ids(run, options.doc_id_sep, options.doc_id_pattern)
+    outside: list[tuple[str, str]] = []
+    if resolved is not None:
+        docs, outside = match_spans(resolved, run, docs)
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
-    rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden),
+    rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden, outside),
                                     rel_level=RELEVANCE_LEVEL, depth=fetch, duplicates="first", source=run.source,
                                     keep_top=shown)
     budgets = _budget_cutoffs(golden, run, docs, specs, fetch, unjudged)
@@ -190,6 +201,8 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(whole, run, rows, info, drift, skipped, max_k)
+    if resolved is not None:
+        warnings += span_warnings(resolved.report)
     if unjudged == "unknown":
         warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
@@ -209,6 +222,8 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     }
     if drift is not None:
         meta["drift"] = drift
+    if resolved is not None:
+        meta["spans"] = resolved.report
     latency = list(run.latency_ms.values())
     if latency:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
@@ -243,13 +258,18 @@ def _condensed_note(golden: GoldenSet) -> str:
             f"documents and every metric reads as if each relevant document retrieved ranked first")
 
 
-def _judgements(golden: GoldenSet) -> Judgements:
+def _judgements(golden: GoldenSet, not_relevant: Sequence[tuple[str, str]] = ()) -> Judgements:
+    """The golden set's labels, and ``not_relevant`` (question, document) pairs judged 0."""
     q, d, g = [], [], []
     for item in golden:
         for doc, grade in item.relevant.items():
             q.append(item.id)
             d.append(doc)
             g.append(float(grade))
+    for qid, doc in not_relevant:
+        q.append(qid)
+        d.append(doc)
+        g.append(0.0)
     return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64))
 
 

@@ -15,6 +15,7 @@ from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
+from ragauge.evaluation.spans import has_spans
 from ragauge.experiments.analysis import Measured, check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.ceiling import oracle_order
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
@@ -82,6 +83,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     index_done = time.perf_counter()
 
     measured = []
+    spans = has_spans(golden_set)  # span labels resolve against the corpus text
     notes = list(plan.notes)
     total = len(golden_set) * len(plan.configurations)
     for number, setup in enumerate(plan.configurations):
@@ -93,7 +95,8 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
             progress.on_result = lambda p, name=setup.name, at=offset: on_progress("run", at + p.done, total, name)
         run = execute(golden_set, retriever, run_path, ExecutorOptions(fetch=plan.fetch, concurrency=plan.concurrency),
                       progress=progress)
-        options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents())
+        options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents(),
+                              corpus=corpus if spans else None)
         evaluation = score_run(golden_set, run, options)
         ceiling = None
         if isinstance(retriever, RescoredRetriever):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ def load_golden(path: str | Path) -> GoldenSet:
                 hint="give every question a unique id",
             )
         first_line[q.id] = number
-        queries.append(GoldenQuery(q.id, q.query, q.relevant, q.tags, q.extra, number))
+        queries.append(replace(q, line=number))
     if not queries:
         raise InputError("the golden set has no questions", where=str(path))
     return GoldenSet(tuple(queries), str(path))

@@ -36,7 +36,7 @@ from ragauge.retrieve.corpus import (
     chunk,
     corpus_fingerprint,
     corpus_spec,
-    passage_lengths,
+    passage_layout,
     read_documents,
 )
 
@@ -89,13 +89,13 @@ class BM25Retriever(RetrieverBase):
             doc_ids, chunk_ids = meta["doc_ids"], meta["chunk_ids"]
             if not isinstance(doc_ids, list) or not isinstance(chunk_ids, list) or len(doc_ids) != len(chunk_ids):
                 return False
-            lengths = meta.get("lengths") or passage_lengths(self.path, self.chunking, len(doc_ids))
-            if not isinstance(lengths, list) or len(lengths) != len(doc_ids):
+            layout = meta.get("layout") or passage_layout(self.path, self.chunking, len(doc_ids))
+            if not isinstance(layout, list) or len(layout) != len(doc_ids):
                 return False
             self.model = self._bm25s.BM25.load(str(self.index_dir))
         except (OSError, ValueError, KeyError):
             return False
-        self.doc_ids, self.chunk_ids, self.lengths = doc_ids, chunk_ids, lengths
+        self.doc_ids, self.chunk_ids, self.layout = doc_ids, chunk_ids, [tuple(x) for x in layout]
         seconds = meta.get("build_seconds")
         self.build_seconds = float(seconds) if isinstance(seconds, (int, float)) else None
         return True
@@ -130,7 +130,7 @@ class BM25Retriever(RetrieverBase):
         self.model.index(tokens, show_progress=False)
         self.doc_ids = [p.doc_id for p in passages]
         self.chunk_ids = [p.chunk_id for p in passages]
-        self.lengths = [p.length for p in passages]
+        self.layout = [(p.length, p.start, p.end) for p in passages]
         self.build_seconds = time.perf_counter() - start
         try:
             self.index_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -141,7 +141,7 @@ class BM25Retriever(RetrieverBase):
         try:
             self.model.save(str(tmp))
             (tmp / "passages.json").write_text(json.dumps({"doc_ids": self.doc_ids, "chunk_ids": self.chunk_ids,
-                                                           "lengths": self.lengths, "key": self.key,
+                                                           "layout": self.layout, "key": self.key,
                                                            "build_seconds": self.build_seconds}))
             if self.index_dir.exists():  # reached only when the entry there could not be loaded
                 shutil.rmtree(self.index_dir, ignore_errors=True)
@@ -159,7 +159,7 @@ class BM25Retriever(RetrieverBase):
         n = min(n, len(scores))
         top = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(len(scores))
         top = top[np.lexsort((top, -scores[top]))]  # score descending, then corpus order
-        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), self.lengths[i])
+        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), *self.layout[i])
                                for i in top if scores[i] > 0))
 
     def describe(self) -> dict[str, Any]:

@@ -5,6 +5,7 @@ document id."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,17 +15,20 @@ from ragauge.errors import InputError
 from ragauge.formats.corpus import FOLDER_SUFFIXES, indexed_text, read_documents
 
 __all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "cache_dir", "chunk", "corpus_fingerprint", "corpus_spec",
-           "passage_lengths", "read_documents"]
+           "passage_layout", "read_documents"]
 
 
 @dataclass(frozen=True)
 class Passage:
-    """A unit the retriever indexes: a whole document, or one chunk of it."""
+    """A unit the retriever indexes: a whole document, or one chunk of it, which lies at characters
+    ``[start, end)`` of its document's text (what span labels are checked against)."""
 
     doc_id: str
     chunk_id: str | None
     title: str
     text: str
+    start: int = 0
+    end: int = 0
 
     @property
     def indexed_text(self) -> str:
@@ -62,27 +66,37 @@ class Chunking:
         return {"chunk_size": self.size, "chunk_overlap": self.overlap, "chunk_unit": self.unit}
 
 
+_WORD = re.compile(r"\S+")  # the words of str.split(): both split on the same Unicode whitespace
+
+
 def chunk(docs: list[tuple[str, str, str]], chunking: Chunking) -> list[Passage]:
     """Passages for ``docs``: whole documents, or windows ``doc_id#0``, ``doc_id#1``, ... that keep the
-    document's title and id."""
+    document's title and id. A word window's text is its words joined by single spaces and lies from
+    its first word's first character to its last word's end; a character window is the text's slice."""
     if not chunking.size:
-        return [Passage(d, None, t, x) for d, t, x in docs]
+        return [Passage(d, None, t, x, 0, len(x)) for d, t, x in docs]
     step = chunking.size - chunking.overlap
     out: list[Passage] = []
     for doc_id, title, text in docs:
-        units: list[str] = text.split() if chunking.unit == "words" else list(text)
-        joiner = " " if chunking.unit == "words" else ""
-        starts = range(0, max(len(units) - chunking.overlap, 1), step)
-        for i, start in enumerate(starts):
-            out.append(Passage(doc_id, f"{doc_id}#{i}", title, joiner.join(units[start:start + chunking.size])))
+        if chunking.unit == "words":
+            words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+            for i, first in enumerate(range(0, max(len(words) - chunking.overlap, 1), step)):
+                window = words[first:first + chunking.size]
+                start, end = (window[0][0], window[-1][1]) if window else (0, 0)
+                out.append(Passage(doc_id, f"{doc_id}#{i}", title, " ".join(text[a:b] for a, b in window), start, end))
+        else:
+            for i, first in enumerate(range(0, max(len(text) - chunking.overlap, 1), step)):
+                end = min(first + chunking.size, len(text))
+                out.append(Passage(doc_id, f"{doc_id}#{i}", title, text[first:end], first, end))
     return out
 
 
-def passage_lengths(path: str | Path, chunking: Chunking, expected: int) -> list[int] | None:
-    """The word length of each passage of the corpus at ``path`` under ``chunking``, in index order;
-    None when the corpus no longer gives ``expected`` passages (a cache entry that predates lengths)."""
-    lengths = [p.length for p in chunk(read_documents(path), chunking)]
-    return lengths if len(lengths) == expected else None
+def passage_layout(path: str | Path, chunking: Chunking, expected: int) -> list[tuple[int, int, int]] | None:
+    """Each passage's (word length, start, end) for the corpus at ``path`` under ``chunking``, in
+    index order; None when the corpus no longer gives ``expected`` passages (for a cache entry that
+    predates lengths or offsets)."""
+    layout = [(p.length, p.start, p.end) for p in chunk(read_documents(path), chunking)]
+    return layout if len(layout) == expected else None
 
 
 def corpus_fingerprint(path: str | Path) -> str:

@@ -34,7 +34,7 @@ from ragauge.retrieve.corpus import (
     chunk,
     corpus_fingerprint,
     corpus_spec,
-    passage_lengths,
+    passage_layout,
     read_documents,
 )
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
@@ -122,9 +122,9 @@ class DenseRetriever:
         self.cached = loaded is not None
         if loaded is None:
             loaded = self._build()
-        self.matrix, self.doc_ids, self.chunk_ids, self.lengths = loaded
+        self.matrix, self.doc_ids, self.chunk_ids, self.layout = loaded
 
-    def _load_cache(self) -> tuple[np.ndarray, list[str], list[str | None], list[int]] | None:
+    def _load_cache(self) -> tuple[np.ndarray, list[str], list[str | None], list[tuple[int, int, int]]] | None:
         try:
             meta = json.loads((self.cache_path / "passages.json").read_text(encoding="utf-8"))
             matrix = np.load(self.cache_path / "embeddings.npy", allow_pickle=False)
@@ -135,14 +135,14 @@ class DenseRetriever:
                 or matrix.shape != (len(doc_ids), self.embedder.dim) or len(chunk_ids) != len(doc_ids)
                 or meta.get("key", self.key) != self.key):  # entries written before the key was kept have none
             return None  # a damaged or foreign cache entry: rebuild it
-        lengths = meta.get("lengths") or passage_lengths(self.path, self.chunking, len(doc_ids))
-        if not isinstance(lengths, list) or len(lengths) != len(doc_ids):
+        layout = meta.get("layout") or passage_layout(self.path, self.chunking, len(doc_ids))
+        if not isinstance(layout, list) or len(layout) != len(doc_ids):
             return None
         seconds = meta.get("build_seconds")
         self.build_seconds = float(seconds) if isinstance(seconds, (int, float)) else None
-        return matrix, doc_ids, chunk_ids, lengths
+        return matrix, doc_ids, chunk_ids, [tuple(x) for x in layout]
 
-    def _build(self) -> tuple[np.ndarray, list[str], list[str | None], list[int]]:
+    def _build(self) -> tuple[np.ndarray, list[str], list[str | None], list[tuple[int, int, int]]]:
         start = time.perf_counter()
         passages = chunk(read_documents(self.path), self.chunking)
         if not passages:
@@ -154,13 +154,13 @@ class DenseRetriever:
             matrix = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         doc_ids = [p.doc_id for p in passages]
         chunk_ids = [p.chunk_id for p in passages]
-        lengths = [p.length for p in passages]
+        layout = [(p.length, p.start, p.end) for p in passages]
         self.build_seconds = time.perf_counter() - start
-        self._save_cache(matrix, doc_ids, chunk_ids, lengths)
-        return matrix, doc_ids, chunk_ids, lengths
+        self._save_cache(matrix, doc_ids, chunk_ids, layout)
+        return matrix, doc_ids, chunk_ids, layout
 
     def _save_cache(self, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None],
-                    lengths: list[int]) -> None:
+                    layout: list[tuple[int, int, int]]) -> None:
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=self.cache_path.name + ".", dir=self.cache_path.parent))
@@ -171,7 +171,7 @@ class DenseRetriever:
             with (tmp / "embeddings.npy").open("wb") as fh:
                 np.save(fh, matrix, allow_pickle=False)
             (tmp / "passages.json").write_text(json.dumps({"doc_ids": doc_ids, "chunk_ids": chunk_ids,
-                                                           "lengths": lengths, "key": self.key,
+                                                           "layout": layout, "key": self.key,
                                                            "build_seconds": self.build_seconds}),
                                                encoding="utf-8")
             if self.cache_path.exists():  # reached only when the entry there could not be loaded
@@ -186,7 +186,7 @@ class DenseRetriever:
         vector = self.embedder.embed([query])[0]
         similarities = getattr(self.embedder, "similarities", None)  # an embedder may bring its own
         scores = similarities(self.matrix, vector) if similarities else self.matrix @ vector
-        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), self.lengths[i])
+        return Retrieved(tuple(Hit(self.doc_ids[i], self.chunk_ids[i], round(float(scores[i]), 6), *self.layout[i])
                                for i in top_n(scores, n)))
 
     def describe(self) -> dict[str, Any]:

@@ -96,8 +96,8 @@ def _documents(results: Sequence[Sequence[Hit]]) -> tuple[list[list[Hit]], dict[
 
 
 def _fused(doc: str, best: Hit, score: float) -> Hit:
-    """The fused hit of ``doc``: its best chunk (and that chunk's length) with the fused score."""
-    return Hit(doc, best.chunk_id, round(score, 8), best.length)
+    """The fused hit of ``doc``: its best chunk (and that chunk's length and offsets) with the fused score."""
+    return dataclasses.replace(best, doc_id=doc, score=round(score, 8))
 
 
 def fuse(results: Sequence[Sequence[Hit]], n: int, k: float = RRF_K) -> list[Hit]:

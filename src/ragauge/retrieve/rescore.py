@@ -12,6 +12,7 @@ first stage missed in its top ``rerank_depth`` stays missed (the sweep reports t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -19,7 +20,6 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ragauge.core.numbers import COUNT
-from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number, split_spec
 
@@ -76,8 +76,7 @@ class RescoredRetriever:
         vector = self.passages.embedder.embed([query])[0]
         scores = self.passages.matrix[np.asarray(rows, dtype=np.int64)] @ vector if rows else np.zeros(0)
         order = sorted(range(len(candidates)), key=lambda i: (-float(scores[i]), i))[:n]
-        return Retrieved(tuple(Hit(candidates[i].doc_id, candidates[i].chunk_id, round(float(scores[i]), 6),
-                                   candidates[i].length) for i in order))
+        return Retrieved(tuple(replace(candidates[i], score=round(float(scores[i]), 6)) for i in order))
 
     def describe(self) -> dict[str, Any]:
         return {"rerank": "bi-encoder cosine", "rerank_depth": self.depth, "first_stage": self.first.describe(),
