@@ -21,7 +21,8 @@ from ragauge.evaluation.spans import OUTSIDE, quote_places
 from ragauge.retrieve.corpus import Chunking, chunk
 
 TEXT_LENGTH = 60
-SPAN = st.tuples(st.integers(0, TEXT_LENGTH - 1), st.integers(1, 20)).map(lambda t: (t[0], min(t[0] + t[1], TEXT_LENGTH)))
+SPAN = st.tuples(st.integers(0, TEXT_LENGTH - 1), st.integers(1, 20)).map(
+    lambda t: (t[0], min(t[0] + t[1], TEXT_LENGTH)))
 HIT = st.tuples(st.integers(0, 3), st.one_of(st.none(), SPAN))
 """(document number, chunk offsets or None for the whole document)."""
 

@@ -184,3 +184,26 @@ def test_a_rescored_configuration_reports_its_ceiling_and_shares_the_first_stage
     assert any("deep: its ceiling is over the 20 hits fetched, not all 50" in n for n in result.notes)
     again = ragauge.run_retriever(GOLDEN, row.spec, tmp_path / "again.jsonl", fetch=20, concurrency=1)
     assert [r.hits for r in again.results()] == [r.hits for r in read_run(tmp_path / row.run).results()]
+
+
+def test_span_labels_judge_the_chunk_that_holds_the_answer(tmp_path: Path) -> None:
+    """The bundled span example: its labels are clean, and judged by spans the smallest chunks lose the
+    lead document labels give them (the figures in docs/sweep.md)."""
+    from ragauge.curation.validate import validate_golden
+
+    spans, corpus = HELPDESK / "golden-spans.jsonl", HELPDESK / "corpus.jsonl"
+    report = validate_golden(spans, corpus=corpus)
+    assert not [f for f in report.findings if f.code in ("stale-span", "moved-span") or f.severity == "error"]
+    by_span = sweep(spans, corpus, HELPDESK / "sweep-spans.toml", tmp_path / "spans")
+    docs = tmp_path / "docs.jsonl"
+    with docs.open("w") as fh:
+        for q in ragauge.load_golden(spans):
+            fh.write(json.dumps({**q.to_dict(), "relevant": dict(q.relevant)}) + "\n")
+    by_doc = sweep(docs, corpus, HELPDESK / "sweep-spans.toml", tmp_path / "docs")
+    table = {row.name: row.means["recall@300t"] for row in by_span.rows}
+    plain = {row.name: row.means["recall@300t"] for row in by_doc.rows}
+    small, mid = "bm25 chunk_size=40 chunk_overlap=10", "bm25 chunk_size=80 chunk_overlap=20"
+    whole = "bm25 chunk_size=0"
+    assert table[whole] == pytest.approx(plain[whole]) == pytest.approx(0.5708, abs=1e-4)  # whole articles hold it
+    assert plain[small] == pytest.approx(0.8875, abs=1e-4) and table[small] == pytest.approx(0.6833, abs=1e-4)
+    assert table[mid] == pytest.approx(0.7083, abs=1e-4) and by_span.selection.best == mid
