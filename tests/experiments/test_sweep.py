@@ -207,3 +207,14 @@ def test_span_labels_judge_the_chunk_that_holds_the_answer(tmp_path: Path) -> No
     assert table[whole] == pytest.approx(plain[whole]) == pytest.approx(0.5708, abs=1e-4)  # whole articles hold it
     assert plain[small] == pytest.approx(0.8875, abs=1e-4) and table[small] == pytest.approx(0.6833, abs=1e-4)
     assert table[mid] == pytest.approx(0.7083, abs=1e-4) and by_span.selection.best == mid
+
+
+def test_a_sweep_counts_budgets_with_its_tokenizer(tmp_path: Path) -> None:
+    config = {"retriever": "bm25", "chunk_size": 80, "chunk_overlap": 20}
+    plans = {name: {"sweep": {"metrics": ["recall@300t", "mrr"], "fetch": 20, "tokenizer": name},
+                    "config": [config, {**config, "name": "again"}]} for name in ("words", "minilm")}
+    got = {name: sweep(HELPDESK / "golden-spans.jsonl", HELPDESK / "corpus.jsonl", plan, tmp_path / name)
+           for name, plan in plans.items()}
+    assert got["minilm"].meta["contract"]["budget"] == "minilm" and "budget" not in got["words"].meta["contract"]
+    words, pieces = (got[n].rows[0].means for n in ("words", "minilm"))
+    assert words["mrr"] == pieces["mrr"] and pieces["recall@300t"] < words["recall@300t"]  # more pieces than words

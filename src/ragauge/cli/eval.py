@@ -32,6 +32,9 @@ if TYPE_CHECKING:
               help="The indexed corpus (.jsonl, .jsonl.gz or a folder): relevant ids missing from it are stale "
                    "labels, not misses (automatic with a --retriever that knows its documents), and its texts "
                    "explain misses (the exact-term and vocabulary-gap patterns).")
+@click.option("--tokenizer", help="Count token budgets (recall@2000t) in this tokenizer's tokens of each hit's text "
+                                  "in --corpus: minilm, or hf:PATH (a Hugging Face tokenizer.json); default: the "
+                                  "run's word lengths.")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
@@ -45,7 +48,8 @@ if TYPE_CHECKING:
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
-                 doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, mix_synthetic: bool, fmt: str,
+                 tokenizer: str | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
+                 mix_synthetic: bool, fmt: str,
                  output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
                  label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
@@ -92,7 +96,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
         known_documents=None if corpus is not None else documents, unjudged=unjudged, corpus=corpus,
-        mix_synthetic=mix_synthetic,
+        mix_synthetic=mix_synthetic, tokenizer=tokenizer,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

@@ -34,6 +34,7 @@ from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_
 from ragauge.evaluation.spans import document_texts, has_spans, match_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
+from ragauge.evaluation.tokens import WORDS, hit_tokens, open_tokenizer
 from ragauge.formats.corpus import corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
@@ -69,6 +70,7 @@ def evaluate_run(
     unjudged: Unjudged = "non-relevant",
     corpus: str | Path | Mapping[str, str] | None = None,
     mix_synthetic: bool = False,
+    tokenizer: str | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
@@ -94,12 +96,16 @@ def evaluate_run(
     row and table covers the real questions, ``by_source`` holds the means of each group, and a loud
     warning says so; ``mix_synthetic=True`` scores them all together (``by_source`` still splits).
 
+    Token budgets (``recall@2000t``) count the run's word lengths, or with ``tokenizer`` (``minilm``,
+    ``hf:PATH``) the tokens of each hit's text in ``corpus`` (``ragauge.evaluation.tokens``); span
+    labels in the golden set are matched against the hits' offsets (``ragauge.evaluation.spans``).
+
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
     return score_run(as_golden(golden), as_run(run),
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
-                                 corpus, mix_synthetic))
+                                 corpus, mix_synthetic, tokenizer))
 
 
 @dataclass
@@ -162,9 +168,16 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     drift: dict[str, Any] | None = None
     if known is not None:
         golden, drift = drop_stale(golden, known)
+    asked = options.tokenizer if any(s.budget is not None for s in specs) else None
+    tokenizer = None if asked is None else open_tokenizer(asked)
+    counted = tokenizer is not None and tokenizer.name != WORDS
+    if tokenizer is not None and counted and options.corpus is None:
+        raise InputError(f"token budgets counted by the tokenizer {tokenizer.name!r} need the hits' texts",
+                         hint="pass the corpus the run was retrieved from (--corpus PATH), or count budgets in words")
+    raw = document_texts(options.corpus) if options.corpus is not None and (counted or has_spans(golden)) else None
     resolved = None
     if has_spans(golden):
-        resolved = resolve_spans(golden, None if options.corpus is None else document_texts(options.corpus))
+        resolved = resolve_spans(golden, raw)
         golden = resolved.golden
         if not len(golden):
             raise InputError("every question's span labels are stale: the corpus text no longer holds them",
@@ -173,16 +186,20 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
     run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
-    docs = resolve_doc_ids(run, options.doc_id_sep, options.doc_id_pattern)
+    named = docs = resolve_doc_ids(run, options.doc_id_sep, options.doc_id_pattern)
     outside: list[tuple[str, str]] = []
     if resolved is not None:
-        docs, outside = match_spans(resolved, run, docs)
+        docs, outside = match_spans(resolved, run, named)
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
     rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden, outside),
                                     rel_level=RELEVANCE_LEVEL, depth=fetch, duplicates="first", source=run.source,
                                     keep_top=shown)
-    budgets = _budget_cutoffs(golden, run, docs, specs, fetch, unjudged)
+    lengths = run.length
+    if counted and raw is not None and tokenizer is not None:
+        kept = [run.rows_of(q.id, fetch) for q in golden]
+        lengths = hit_tokens(run, np.concatenate(kept) if kept else np.zeros(0, np.int64), named, raw, tokenizer)
+    budgets = _budget_cutoffs(golden, run, docs, lengths, specs, fetch, unjudged)
     values = compute(rankings, specs, unjudged=unjudged, budgets=budgets)
     names = [str(s) for s in specs]
     rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
@@ -207,7 +224,7 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
         warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
                         doc_id_rule(options.doc_id_sep, options.doc_id_pattern), mean_over=mean_over,
-                        unjudged=unjudged)
+                        unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name)
     errored = sum(1 for q in rows.scores if q.status == "error")
     meta: dict[str, Any] = {
         "ragauge_version": __version__,
@@ -233,8 +250,8 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta, failures)
 
 
-def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, specs: Sequence[MetricSpec], fetch: int | None,
-                    unjudged: Unjudged) -> dict[MetricSpec, np.ndarray]:
+def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, lengths: np.ndarray | None,
+                    specs: Sequence[MetricSpec], fetch: int | None, unjudged: Unjudged) -> dict[MetricSpec, np.ndarray]:
     """Each token-budget spec's per-question document cutoff (``metrics.budget``); InputError when
     budgets meet condensed lists, whose ranks no longer say which hits were sent."""
     wanted = [s for s in specs if s.budget is not None]
@@ -243,7 +260,7 @@ def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, specs: Sequence
                          "cannot be scored on condensed lists (--unjudged unknown)",
                          hint="evaluate them with --unjudged non-relevant, or drop them")
     ids = [q.id for q in golden]
-    return {s: budget_cutoffs(ids, lambda qid: run.rows_of(qid, fetch), docs, run.length, int(s.budget))
+    return {s: budget_cutoffs(ids, lambda qid: run.rows_of(qid, fetch), docs, lengths, int(s.budget))
             for s in wanted if s.budget is not None}
 
 

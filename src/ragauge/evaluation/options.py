@@ -10,6 +10,7 @@ from typing import Any, Literal
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
+from ragauge.evaluation.tokens import WORDS, Tokenizer
 from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 
@@ -32,7 +33,9 @@ class EvalOptions:
     the built-in retrievers read, or ``{doc_id: text}``) gives the texts the failure patterns
     exact-term and vocabulary-gap need, and its ids are the index's documents unless
     ``known_documents`` is given; ``mix_synthetic`` averages questions an LLM wrote (``"source":
-    "synthetic"``) together with the others instead of scoring them apart (see ``score_run``)."""
+    "synthetic"``) together with the others instead of scoring them apart (see ``score_run``);
+    ``tokenizer`` counts token budgets (``recall@2000t``) in its tokens instead of the run's word
+    lengths, from the corpus text each hit covers (``ragauge.evaluation.tokens``)."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
     k: int | Sequence[int] = 5
@@ -44,6 +47,7 @@ class EvalOptions:
     unjudged: Unjudged = "non-relevant"
     corpus: str | Path | Mapping[str, str] | None = None
     mix_synthetic: bool = False
+    tokenizer: str | Tokenizer | None = None
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""
@@ -86,16 +90,18 @@ class Contract:
     relevance: str = f"grade >= {RELEVANCE_LEVEL}"
     mean_over: str = MEAN_OVER
     unjudged: Unjudged = "non-relevant"
+    budget: str = WORDS
+    """What a token budget counts: ``words`` (the run's lengths) or a tokenizer's name."""
 
-    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over")
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over", "budget")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,
                 "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over,
-                "unjudged": self.unjudged}
+                "unjudged": self.unjudged, **({"budget": self.budget} if self.budget != WORDS else {})}
 
 
-_BEFORE = {"unjudged": "non-relevant"}
+_BEFORE = {"unjudged": "non-relevant", "budget": WORDS}
 """What a contract stored before a field existed meant (results and baselines written earlier)."""
 
 

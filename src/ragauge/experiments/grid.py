@@ -12,6 +12,8 @@ grid::
     fetch = 100                                 # hits asked per question (default 100)
     alpha = 0.05                                # significance level, Holm-corrected
     concurrency = 1                             # calls in flight (1: latencies are not contended)
+    tokenizer = "words"                         # what token budgets (recall@2000t) count: words,
+                                                # minilm or hf:PATH (ragauge.evaluation.tokens)
 
     [[config]]                                  # a grid: every combination of the lists
     retriever = "bm25"                          # bm25 | dense | hybrid
@@ -61,7 +63,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 """The options a sweep may set, per retriever: index-time (chunking, title, BM25's analysis and, as
 bm25s scores eagerly, k1/b; the embedder) and query-time (fusion, its weight or k, fetch depth;
 bi-encoder rescoring of the first stage's top hits, ``retrieve.rescore``)."""
-SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency")
+SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency", "tokenizer")
 DEFAULT_K = (10,)
 DEFAULT_FETCH = 100
 Scalar = str | int | float | bool
@@ -109,6 +111,7 @@ class SweepPlan:
     alpha: float = 0.05
     concurrency: int = 1
     notes: tuple[str, ...] = ()
+    tokenizer: str = "words"
 
 
 def spec_text(value: Scalar) -> str:
@@ -163,7 +166,17 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
     return SweepPlan(tuple(configurations), metrics, primary, reference,
                      int(check_number(head.get("fetch", DEFAULT_FETCH), "[sweep] fetch", COUNT)),
                      check_number(head.get("alpha", 0.05), "[sweep] alpha", PROBABILITY),
-                     int(check_number(head.get("concurrency", 1), "[sweep] concurrency", COUNT)))
+                     int(check_number(head.get("concurrency", 1), "[sweep] concurrency", COUNT)),
+                     tokenizer=_tokenizer(head))
+
+
+def _tokenizer(head: Mapping[str, Any]) -> str:
+    from ragauge.evaluation.tokens import NAMES_HINT, WORDS
+
+    name = head.get("tokenizer", WORDS)
+    if not isinstance(name, str) or not (name in (WORDS, "minilm") or name.startswith("hf:") and len(name) > 3):
+        raise _error(f"[sweep] tokenizer must be words, minilm or hf:PATH, got {name!r}", "tokenizer", hint=NAMES_HINT)
+    return name
 
 
 def expand(table: Mapping[str, Any], number: int = 1) -> list[Configuration]:

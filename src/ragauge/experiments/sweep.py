@@ -16,6 +16,7 @@ from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.spans import has_spans
+from ragauge.evaluation.tokens import WORDS, open_tokenizer
 from ragauge.experiments.analysis import Measured, check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.ceiling import oracle_order
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
@@ -84,6 +85,8 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
 
     measured = []
     spans = has_spans(golden_set)  # span labels resolve against the corpus text
+    tokenizer = open_tokenizer(plan.tokenizer)  # one for every configuration: it keeps no state between them
+    counted = tokenizer.name != WORDS
     notes = list(plan.notes)
     total = len(golden_set) * len(plan.configurations)
     for number, setup in enumerate(plan.configurations):
@@ -96,7 +99,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
         run = execute(golden_set, retriever, run_path, ExecutorOptions(fetch=plan.fetch, concurrency=plan.concurrency),
                       progress=progress)
         options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents(),
-                              corpus=corpus if spans else None)
+                              corpus=corpus if spans or counted else None, tokenizer=tokenizer)
         evaluation = score_run(golden_set, run, options)
         ceiling = None
         if isinstance(retriever, RescoredRetriever):

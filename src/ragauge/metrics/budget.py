@@ -7,8 +7,10 @@ The contract, per question:
 1. Hits are taken in the retriever's order, raw and after the fetch depth cut: every chunk counts,
    a second chunk of a document already taken too (it costs context as well).
 2. A hit's length is its ``length`` in the run: the number of words of its text, split on whitespace
-   (the built-in retrievers record it; the title is not counted). A budget is therefore in words;
-   no tokenizer is involved. A hit whose length is needed but unknown is an error, never a guess.
+   (the built-in retrievers record it; the title is not counted), so a budget is in words; or, with
+   a named tokenizer (``eval --tokenizer``, ``ragauge.evaluation.tokens``), the number of that
+   tokenizer's tokens in the text the hit covers in the corpus. A hit whose length is needed but
+   unknown is an error, never a guess.
 3. Whole hits only: hits are taken while the total length of those taken stays within the budget;
    the first hit that would exceed it ends the list (a first hit longer than the budget leaves
    nothing, and scores 0).

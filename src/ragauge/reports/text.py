@@ -22,6 +22,7 @@ from ragauge.reports.views import (
     SMALL_TAG,
     TAG_INTERVAL_NOTE,
     WORST,
+    budget_rule,
     fetch_label,
     interval_text,
     judged_line,
@@ -143,6 +144,9 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
         out += _wrap(t(f"dedup: {contract.get('dedup', '?')}; {contract.get('doc_id', '?')}"), width, pad)
         judged = judged_line(evaluation)
         out += _wrap(t(f"unjudged: {unjudged_rule(evaluation)}" + (f"; {judged}" if judged else "")), width, pad)
+        budget = budget_rule(evaluation)
+        if budget:
+            out += _wrap(t(budget), width, pad)
     if counts:
         out += _wrap(t(f"means over {counts.get('answerable', len(evaluation.queries))} answerable of "
                        f"{counts.get('questions', '?')} questions; {counts.get('no_answer', 0)} no-answer "

@@ -223,6 +223,18 @@ def unjudged_rule(evaluation: Evaluation) -> str:
     return "non-relevant"
 
 
+def budget_rule(evaluation: Evaluation) -> str | None:
+    """What the token-budget metrics counted, in words; None without such a metric."""
+    from ragauge.metrics.spec import parse_metric
+
+    if not any(parse_metric(m).budget is not None for m in evaluation.metrics):
+        return None
+    budget = contract_value(evaluation.meta.get("contract", {}), "budget")
+    if budget == "words":
+        return "token budgets count words (each hit's length in the run)"
+    return f"token budgets count {budget} tokens of each hit's text in the corpus"
+
+
 def judged_line(evaluation: Evaluation) -> str | None:
     """The mean judged@k the evaluation records as context (``meta["judged"]``), in words; None when
     it holds none (older results, or no answerable question)."""

@@ -1,0 +1,114 @@
+"""Token budgets counted by a named tokenizer (``eval --tokenizer``, a sweep's ``tokenizer``).
+
+By default a budget (``recall@2000t``) counts each hit's ``length`` in words, as the run records it.
+With a tokenizer, a hit's length is the number of tokens of the characters it covers in its
+document, ``text[start:end]`` of the corpus (title excluded; the whole text for a hit that names a
+document, not a chunk), without the special tokens a model adds around a sequence. Tokenizers:
+
+- ``words``: whitespace words (the default; then the run's own ``length`` is used);
+- ``minilm``: the word pieces of the bundled all-MiniLM-L6-v2 vocabulary (BERT uncased);
+- ``hf:PATH``: a Hugging Face ``tokenizer.json`` (or a folder holding one), e.g. the one a model
+  you serve ships, read with the ``tokenizers`` library; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ragauge.errors import InputError, MissingExtra
+
+WORDS = "words"
+NAMES_HINT = "use words, minilm, or hf:PATH (a Hugging Face tokenizer.json, or its folder)"
+
+
+class Tokenizer(Protocol):
+    """Counts tokens: ``count(texts)`` gives one count per text; ``name`` is how reports name it."""
+
+    name: str
+
+    def count(self, texts: Sequence[str]) -> list[int]: ...
+
+
+class _Words:
+    name = WORDS
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        return [len(t.split()) for t in texts]
+
+
+class _Pieces:
+    """A ``tokenizers`` tokenizer, counted without special tokens and without truncation."""
+
+    def __init__(self, name: str, tokenizer: Any) -> None:
+        self.name = name
+        tokenizer.no_truncation()
+        self._tokenizer = tokenizer
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
+    """The tokenizer ``name`` names (module docstring), or ``name`` itself when it is one already.
+    InputError for an unknown name or an unreadable file; MissingExtra without ``tokenizers``."""
+    if not isinstance(name, str):
+        return name
+    if name == WORDS:
+        return _Words()
+    if name != "minilm" and not name.startswith("hf:"):
+        raise InputError(f"unknown tokenizer {name!r}", hint=NAMES_HINT)
+    try:
+        import tokenizers
+    except ImportError:
+        raise MissingExtra("tokenizers", "dense", f"the tokenizer {name!r}") from None
+    if name == "minilm":
+        from tokenizers.implementations import BertWordPieceTokenizer  # type: ignore[attr-defined, unused-ignore]
+
+        with resources.as_file(resources.files("ragauge.retrieve") / "data" / "minilm-vocab.txt") as vocab:
+            return _Pieces(name, BertWordPieceTokenizer(str(vocab), lowercase=True))
+    path = Path(name[3:])
+    file = path / "tokenizer.json" if path.is_dir() else path
+    try:
+        return _Pieces(name, tokenizers.Tokenizer.from_file(str(file)))
+    except Exception as exc:  # the library raises bare Exceptions for missing or malformed files
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"cannot read the tokenizer: {why}", where=str(file),
+                         hint="name a Hugging Face tokenizer.json (or the folder holding it)") from None
+
+
+def hit_tokens(run: Any, rows: np.ndarray, docs: Any, texts: Mapping[str, str], tokenizer: Tokenizer) -> np.ndarray:
+    """Token counts of the run's ``rows`` (module docstring), NaN elsewhere; ``docs`` is the document
+    of every row. InputError for a hit whose text cannot be found: a chunk without offsets, or a
+    document the corpus does not hold."""
+    out = np.full(len(docs), np.nan)
+    if not len(rows):
+        return out
+    from ragauge.core.arrow import take
+
+    names = take(docs, rows).to_pylist()
+    starts = None if run.start is None else run.start[rows]
+    ends = None if run.end is None else run.end[rows]
+    chunks = take(run.chunk_id, rows).to_pylist()
+    keys: list[tuple[str, int, int]] = []
+    for i, (doc, chunk) in enumerate(zip(names, chunks)):
+        text = texts.get(doc)
+        if text is None:
+            raise InputError(f"a token budget counts hit texts, and document {doc!r} is not in the corpus",
+                             where=run.source, hint="pass the corpus the run was retrieved from (--corpus PATH)")
+        if starts is not None and ends is not None and not np.isnan(starts[i]) and not np.isnan(ends[i]):
+            keys.append((doc, int(starts[i]), int(ends[i])))
+        elif chunk is None:
+            keys.append((doc, 0, len(text)))
+        else:
+            raise InputError(f"a token budget counts hit texts, and chunk {chunk!r} has no start/end", where=run.source,
+                             hint="give each chunk hit \"start\" and \"end\" (its characters in the document; the "
+                                  "built-in retrievers record them), or count budgets in words")
+    unique = list(dict.fromkeys(keys))
+    counts = dict(zip(unique, tokenizer.count([texts[d][a:b] for d, a, b in unique])))
+    out[rows] = [counts[key] for key in keys]
+    return out
