@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,3 +32,21 @@ def test_no_order_of_the_same_hits_beats_the_ceiling(docs: list[int], grades: di
     assert all(best[m] >= plain[m] - 1e-12 for m in metrics)
     assert evaluate_run(golden, run, metrics=["recall@100"]).summary == evaluate_run(
         golden, oracle_order(as_golden(golden), as_run(run)), metrics=["recall@100"]).summary  # same candidates
+
+
+def test_with_span_labels_the_perfect_order_puts_the_chunk_that_holds_the_answer_first(tmp_path: Path) -> None:
+    from ragauge.data.golden import GoldenSet, parse_golden_line
+    from ragauge.data.run import Hit, QueryResult, Run
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "kb", "text": "first part here. the answer is here. last part"}\n'
+                      '{"_id": "x", "text": "other"}\n')
+    golden = GoldenSet.from_queries([parse_golden_line(
+        {"id": "q", "query": "a", "relevant": [{"doc": "kb", "quote": "the answer is here"}]}, "here")])
+    hits = (Hit("x", "x#0", None, None, 0, 5), Hit("kb", "kb#0", None, None, 0, 16),
+            Hit("kb", "kb#1", None, None, 17, 36))
+    run = Run.from_results([QueryResult("q", hits)])
+    ordered = oracle_order(golden, run, corpus)
+    assert [h.chunk_id for h in ordered.result("q").hits] == ["kb#1", "x#0", "kb#0"]
+    assert evaluate_run(golden, ordered, metrics=["hit@1"], corpus=corpus).summary == {"hit@1": 1.0}
+    assert evaluate_run(golden, run, metrics=["mrr"], corpus=corpus).summary == {"mrr": 1 / 3}

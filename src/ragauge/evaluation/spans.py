@@ -164,6 +164,21 @@ def span_warnings(report: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def holds_answer(places: Places, start: float | None, end: float | None, chunk: str | None,
+                 question: str, rank: int, source: str | None = None) -> bool:
+    """The matching rule (contract 2) for one hit of a span-labelled document: whether its offsets
+    overlap one of ``places``; a hit without offsets and without a chunk id is the whole document.
+    InputError naming the question and rank for a chunk hit without offsets."""
+    if start is None or end is None or np.isnan(start) or np.isnan(end):
+        if chunk is None:
+            return True
+        raise InputError(f"question {question!r}: hit {rank} ({chunk!r}) has no start/end, and its document is "
+                         "labelled by spans", where=source,
+                         hint="span labels need each chunk's character offsets in its document "
+                              "(\"start\", \"end\"): the built-in retrievers record them")
+    return any(start < b and a < end for a, b in places)
+
+
 def match_spans(resolved: Resolved, run: Run, docs: Any) -> tuple[Any, list[tuple[str, str]]]:
     """The run's document column with every hit of a span-labelled document that overlaps none of
     its places renamed ``DOC (outside the labelled span)`` (contract 2), and those new (question,
@@ -175,21 +190,12 @@ def match_spans(resolved: Resolved, run: Run, docs: Any) -> tuple[Any, list[tupl
     names = docs.to_pylist()
     renamed: dict[int, str] = {}
     for (qid, doc), places in resolved.places.items():
-        rows = run.rows_of(qid)
-        for rank, row in enumerate(rows.tolist(), start=1):
+        for rank, row in enumerate(run.rows_of(qid).tolist(), start=1):
             if names[row] != doc:
                 continue
-            start = np.nan if run.start is None else run.start[row]
-            end = np.nan if run.end is None else run.end[row]
-            if np.isnan(start) or np.isnan(end):
-                chunk = run.chunk_id[row].as_py()
-                if chunk is None:
-                    continue  # the whole document
-                raise InputError(f"question {qid!r}: hit {rank} ({chunk!r}) has no start/end, and {doc!r} is "
-                                 "labelled by spans", where=run.source,
-                                 hint="span labels need each chunk's character offsets in its document "
-                                      "(\"start\", \"end\"): the built-in retrievers record them")
-            if not any(start < b and a < end for a, b in places):
+            start = None if run.start is None else float(run.start[row])
+            end = None if run.end is None else float(run.end[row])
+            if not holds_answer(places, start, end, run.chunk_id[row].as_py(), qid, rank, run.source):
                 renamed[row] = doc + OUTSIDE
     if not renamed:
         return docs, []

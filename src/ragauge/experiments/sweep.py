@@ -103,7 +103,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
         evaluation = score_run(golden_set, run, options)
         ceiling = None
         if isinstance(retriever, RescoredRetriever):
-            ceiling = score_run(golden_set, oracle_order(golden_set, run), options)
+            ceiling = score_run(golden_set, oracle_order(golden_set, run, corpus), options)
             if retriever.depth > plan.fetch:
                 notes.append(f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
                              f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
