@@ -102,7 +102,7 @@ def render_html(r: SweepResult, links: Mapping[str, str] | None = None) -> str:
         legend=legend(r), plot=plot(r), holdout=r.holdout, holdout_header=HOLDOUT_HEADER,
         holdout_rows=holdout_rows(r, text), index_header=INDEX_HEADER, index_rows=index_rows(r, text),
         time_line=time_line(r), notes=list(r.notes), halving=halving_line(r), dropped_title=DROPPED_TITLE,
-        dropped_header=dropped_header(r), dropped=dropped, linked=bool(links))
+        dropped_header=dropped_header(r), dropped=dropped, linked=bool(links), configurations=len(r.rows))
 
 
 def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[str, Path]:
