@@ -85,6 +85,8 @@ def test_a_dropped_configuration_is_a_valid_run_on_its_sample(halved: tuple[Swee
     sample = run.meta["sample"]
     assert sample["round"] == 1 and sample["questions"] == row.sample and sample["golden_questions"] == 45
     assert sample["golden_hash"] == golden.content_hash != run.meta["golden_hash"]
+    sidecar = json.loads((folder / f"{row.run}.meta.json").read_text())
+    assert sidecar["questions"] == row.sample and sidecar["sample"] == sample  # not a full sweep's stale one
     scored = ragauge.evaluate_run(GOLDEN, folder / row.run, metrics=list(result.metrics), fetch=30)
     for metric in result.metrics:
         assert row.means[metric] == pytest.approx(float(np.mean(scored.column(metric, ids))))
@@ -95,7 +97,7 @@ def test_a_dropped_configuration_is_a_valid_run_on_its_sample(halved: tuple[Swee
 
 
 def test_the_survivors_table_is_the_full_sweeps_over_them(halved: tuple[SweepResult, Path, list[Any]],
-                                                          tmp_path: Path) -> None:
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     result, folder, _ = halved
     names = {r.name for r in result.confirmed}
     configurations = [c for c in ragauge.experiments.sweep.as_plan(PLAN).configurations if c.name in names]
@@ -108,6 +110,11 @@ def test_the_survivors_table_is_the_full_sweeps_over_them(halved: tuple[SweepRes
         kept, fresh = read_run(folder / mine.run), read_run(tmp_path / theirs.run)
         assert [r.hits for r in kept.results()] == [r.hits for r in fresh.results()]
         assert kept.meta["golden_hash"] == fresh.meta["golden_hash"] and "sample" not in kept.meta
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    row = result.confirmed[1]
+    before = read_run(folder / row.run)
+    resumed = ragauge.run_retriever(GOLDEN, row.spec, folder / row.run, fetch=30, resume=True)  # same identity
+    assert [r.to_dict() for r in resumed.results()] == [r.to_dict() for r in before.results()]  # nothing re-asked
     assert result.selection == full.selection
     assert any(n.startswith(f"NOTE: successive halving dropped {len(result.dropped)} of 9 configurations on samples")
                and f"({len(result.dropped)} on {result.dropped[0].sample} questions)" in n for n in result.notes)

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragauge.core.files import atomic_write
+from ragauge.core.jsonl import dumps
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import QueryResult, Run
 from ragauge.evaluation.diagnose import LOUD
@@ -95,8 +98,13 @@ class _Answers:
         if sample is not None:
             meta["sample"] = {**sample, "questions": len(answered), "golden_hash": golden.content_hash,
                               "golden_questions": len(golden)}
-        run = Run.from_results([self.results[q.id] for q in answered], meta=meta, source=str(self.path))
+        results = [self.results[q.id] for q in answered]
+        run = Run.from_results(results, meta=meta, source=str(self.path))
         write_run_jsonl(run, self.path)
+        ended = {**meta, "ended": datetime.now(timezone.utc).isoformat(timespec="seconds"), "questions": len(results),
+                 "errors": sum(r.error is not None for r in results)}  # the sidecar 'ragauge run' writes
+        atomic_write(self.path.with_name(self.path.name + ".meta.json"), dumps(ended, indent=2) + "\n",
+                     what="run metadata")
         return run
 
 
