@@ -158,7 +158,8 @@ def halving_note(h: Halving) -> str:
             f"questions ({where} questions) before the others answered all {h.questions}: a drop on a sample is a "
             "heuristic, not a test (a configuration close to the best may have been dropped by the luck of the "
             "sample). Their numbers are on the questions they answered, and they are outside the table's tests "
-            f"and the selection; {h.retrievals} retrievals made of the {h.full} of the full sweep "
+            "(Holm covers the confirmed configurations only) and the selection; the survivors were chosen on part of "
+            f"the questions that test them; {h.retrievals} retrievals made of the {h.full} of the full sweep "
             f"(budget {h.budget}, factor {h.factor})")
 
 
