@@ -23,10 +23,10 @@ from ragauge.data.run import QueryResult, Run
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
-from ragauge.experiments.analysis import Measured, table
+from ragauge.experiments.analysis import Measured, _mean, table
 from ragauge.experiments.ceiling import oracle_order
 from ragauge.experiments.grid import Configuration, SweepPlan
-from ragauge.experiments.halving import Schedule, survivors
+from ragauge.experiments.halving import Schedule, _or_low, survivors
 from ragauge.experiments.indexes import Indexes
 from ragauge.experiments.result import ConfigRow, Halving, HalvingRound
 from ragauge.formats.runs import write_run_jsonl
@@ -137,8 +137,8 @@ def run_rounds(plan: SweepPlan, schedule: Schedule, golden: GoldenSet, order: Se
             a.ask(order[done:n], golden, plan, counting(name))
             run = a.write(golden, {"round": number, "rule": f"successive halving, factor {plan.factor}"})
             scored[name] = measure(a.setup, a.retriever, sample, run, f"runs/{a.path.name}", plan, indexes, notes)
-        keep = survivors({c: _mean(scored[c], plan.primary, order[:n]) for c in candidates}, candidates,
-                         schedule.factor)
+        keep = survivors({c: _mean(scored[c].evaluation.column(plan.primary, order[:n])) for c in candidates},
+                         candidates, schedule.factor)
         out = [c for c in candidates if c not in keep]
         for name in out:
             own = table(replace(plan, reference=name), [scored[name]], order[:n])[0]
@@ -155,12 +155,3 @@ def run_rounds(plan: SweepPlan, schedule: Schedule, golden: GoldenSet, order: Se
     dropped.sort(key=lambda r: (-(r.dropped or 0), -_or_low(r.means[plan.primary])))
     return measured, dropped, Halving(schedule.budget, schedule.factor, tuple(rounds), len(confirmed), len(golden),
                                       made, schedule.full)
-
-
-def _mean(m: Measured, metric: str, ids: Sequence[str]) -> float:
-    values = m.evaluation.column(metric, ids)
-    return float(values.mean()) if len(values) else float("nan")
-
-
-def _or_low(value: float) -> float:
-    return float("-inf") if value != value else value
