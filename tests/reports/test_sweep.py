@@ -13,7 +13,15 @@ from hypothesis import given, settings
 
 from ragauge.cli.main import cli
 from ragauge.comparison.result import MetricDelta
-from ragauge.experiments.result import ConfigRow, HoldoutReport, IndexBuild, Selection, SweepResult
+from ragauge.experiments.result import (
+    ConfigRow,
+    Halving,
+    HalvingRound,
+    HoldoutReport,
+    IndexBuild,
+    Selection,
+    SweepResult,
+)
 from ragauge.reports.sweep import delta_cell, render_sweep
 from tests.reports.test_injection import (
     EXAMPLES,
@@ -36,14 +44,18 @@ def result(t: list[str]) -> SweepResult:
     rows = (ConfigRow(t[0], "bm25", {"k1": t[1]}, t[2], t[3], {"mrr": 0.5, "hit@1": 0.4}, {}, {"p50": 1.0, "p95": 2.0},
                       0.5, 1000, pareto=True),
             ConfigRow(t[4], "dense", {"embedder": t[5]}, t[6], t[7], {"mrr": 0.6, "hit@1": 0.5},
-                      {"mrr": delta(0.1, 0.001), "hit@1": delta(0.1, 0.2)}, None, None, 2_000_000))
+                      {"mrr": delta(0.1, 0.001), "hit@1": delta(0.1, 0.2)}, None, None, 2_000_000),
+            ConfigRow(t[5], "bm25", {"k1": t[1]}, t[2], t[7], {"mrr": 0.3, "hit@1": 0.25}, {}, {"p50": 1.5, "p95": 3.0},
+                      0.5, 1000, dropped=1, sample=12))
     selection = Selection("mrr", t[4], None, (t[4], t[0]), {t[0]: delta(0.1, 0.2)}, t[8])
     holdout = HoldoutReport(t[9], 20, 10, t[4], {"mrr": 0.6, "hit@1": 0.5}, {"mrr": 0.55, "hit@1": 0.5},
                             {"mrr": 0.5, "hit@1": 0.4}, {"mrr": delta(0.05, 0.3), "hit@1": delta(0.1, 0.3)})
     index = IndexBuild("bm25", t[10], "sha256:0", t[11], False, 0.4, 0.4, 1000, 12, (t[0], t[4]))
     meta = {"golden": {"path": t[11]}, "corpus": {"path": t[10]}, "questions": {"answerable": 30},
             "seconds": {"indexes": 1.0, "runs": 2.0, "total": 3.0}, "fetch": 100, "concurrency": 1}
-    return SweepResult(rows, t[0], ("mrr", "hit@1"), "mrr", 0.05, selection, holdout, (index,), (t[9], t[3]), meta)
+    halving = Halving(500, 3, (HalvingRound(12, 3, (t[5],)),), 2, 30, 84, 90)
+    return SweepResult(rows, t[0], ("mrr", "hit@1"), "mrr", 0.05, selection, holdout, (index,), (t[9], t[3]), meta,
+                       halving)
 
 
 @functools.cache
@@ -73,6 +85,10 @@ def test_the_text_report_shows_the_numbers_it_is_given() -> None:
     assert "reference" in out and "2.00" in out and "plain8" in out and "holdout: plain4" in out
     assert delta_cell(delta(0.1, 0.001), 0.05).endswith("*") and not delta_cell(delta(0.1, 0.2), 0.05).endswith("*")
     assert delta_cell(None, 0.05) == "reference"
+    table, dropped = out.split("dropped by successive halving", 1)
+    assert "plain5" not in table.split("(best)")[0] and "0.300" not in table  # a dropped row is not in the table
+    assert "round 1: 3 configurations on 12 questions, 1 dropped; then 2 on all 30 questions; 84 retrievals" in out
+    assert any(line.split()[:4] == ["plain5", "1", "12", "0.300"] for line in dropped.splitlines())
 
 
 def test_the_cli_renders_every_format(tmp_path: Path) -> None:

@@ -47,11 +47,19 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
                                             "this share, split by a hash of the question id (e.g. 0.3).")
 @click.option("--holdout-tag", help="Tune on the other questions and measure the chosen configuration on the "
                                     "questions with this tag.")
+@click.option("--budget", type=int, help="Successive halving: at most this many retrievals (question x configuration) "
+                                        "in all; configurations are dropped on samples of the tuning questions and the "
+                                        "survivors confirmed on all of them (see docs/sweep.md).")
+@click.option("--factor", type=int, help="With --budget: keep the best 1/FACTOR of the configurations each round "
+                                         "[default: 3].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True)
-@click.option("--report", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+@click.option("--report", type=click.Path(path_type=Path), help="Write the report here instead of stdout. The HTML "
+              "page links each configuration to its eval report in DIR/reports/, relative to this file (to the "
+              "current folder on stdout).")
 def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, holdout: float | None,
-                  holdout_tag: str | None, fmt: str, report: Path | None) -> None:
+                  holdout_tag: str | None, budget: int | None, factor: int | None, fmt: str,
+                  report: Path | None) -> None:
     """Run a grid of built-in retriever configurations and compare them with honest statistics.
 
     The sweep file lists configurations of the built-in bm25, dense and hybrid retrievers; a list
@@ -62,19 +70,25 @@ def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, h
     difference and interval against the reference (Holm over configurations x metrics), latency
     p50/p95, index build time and size, and the Pareto frontier; a winner is named only when it is
     significantly ahead of every other configuration. --holdout measures the chosen configuration
-    on questions it was not chosen on.
+    on questions it was not chosen on; --budget N runs successive halving within N retrievals.
 
     \b
     Examples:
       ragauge sweep examples/helpdesk/golden.jsonl --corpus examples/helpdesk/sections.jsonl \\
           --config examples/helpdesk/sweep.toml -o sweep/
       ragauge sweep golden.jsonl --corpus corpus.jsonl --config sweep.toml --holdout 0.3 --format markdown
+      ragauge sweep golden.jsonl --corpus corpus.jsonl --config big.toml --budget 5000 --format html --report sweep.html
       ragauge compare sweep/runs/bm25.jsonl sweep/runs/hybrid-rrf.jsonl --golden golden.jsonl
     """
     from ragauge.experiments.sweep import sweep
     from ragauge.reports.sweep import render_sweep
 
-    result = sweep(golden, corpus, config_path, output, holdout=holdout, holdout_tag=holdout_tag,
-                   on_progress=stage_progress())
-    write_output(render_sweep(result, fmt), report)
+    result = sweep(golden, corpus, config_path, output, holdout=holdout, holdout_tag=holdout_tag, budget=budget,
+                   factor=factor, on_progress=stage_progress())
+    if fmt == "html":
+        from ragauge.reports.sweep_html import sweep_page
+
+        write_output(sweep_page(result, golden, output, None if report is None else report.parent), report)
+    else:
+        write_output(render_sweep(result, fmt), report)
     click.echo(f"runs and sweep.json in {output}", err=True)

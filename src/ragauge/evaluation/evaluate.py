@@ -338,6 +338,12 @@ def _warnings(golden: GoldenSet, run: Run, rows: _Rows, info: BuildInfo, drift: 
         if isinstance(shard, dict):
             warnings.append(f"{LOUD}this run is shard {shard.get('index')}/{shard.get('count')} of a sharded run: the "
                             "other shards' questions score 0 here; join the shards first with ragauge run merge")
+    sample = run.meta.get("sample")
+    if isinstance(sample, dict):
+        warnings.append(f"{LOUD}this run answered a sample of {sample.get('questions')} of the "
+                        f"{sample.get('golden_questions')} questions (a sweep's successive halving dropped it in round "
+                        f"{sample.get('round')}): " + ("the others score 0 here" if rows.missing else
+                                                       "its numbers are over the sample only"))
     if extra_queries:
         warnings.append(f"{len(extra_queries)} run quer(y/ies) not in the golden set were ignored")
     errored = [q.id for q in rows.scores if q.status == "error"]

@@ -14,6 +14,9 @@ grid::
     concurrency = 1                             # calls in flight (1: latencies are not contended)
     tokenizer = "words"                         # what token budgets (recall@2000t) count: words,
                                                 # minilm or hf:PATH (ragauge.evaluation.tokens)
+    budget = 2000                               # successive halving within 2000 retrievals (default:
+                                                # none, every configuration answers every question)
+    factor = 3                                  # halving keeps the best 1/factor each round (default 3)
 
     [[config]]                                  # a grid: every combination of the lists
     retriever = "bm25"                          # bm25 | dense | hybrid
@@ -47,6 +50,7 @@ from urllib.parse import urlencode
 
 from ragauge.core.numbers import COUNT, PROBABILITY, check_number
 from ragauge.errors import InputError
+from ragauge.experiments.halving import DEFAULT_FACTOR, FACTOR
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metric, parse_metrics
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
@@ -63,7 +67,8 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 """The options a sweep may set, per retriever: index-time (chunking, title, BM25's analysis and, as
 bm25s scores eagerly, k1/b; the embedder) and query-time (fusion, its weight or k, fetch depth;
 bi-encoder rescoring of the first stage's top hits, ``retrieve.rescore``)."""
-SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency", "tokenizer")
+SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency", "budget", "factor",
+              "tokenizer")
 DEFAULT_K = (10,)
 DEFAULT_FETCH = 100
 Scalar = str | int | float | bool
@@ -111,6 +116,8 @@ class SweepPlan:
     alpha: float = 0.05
     concurrency: int = 1
     notes: tuple[str, ...] = ()
+    budget: int | None = None
+    factor: int = DEFAULT_FACTOR
     tokenizer: str = "words"
 
 
@@ -163,11 +170,15 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
     if reference not in names:
         raise _error(f"reference {reference!r} is not a configuration of the sweep", "reference",
                      hint=f"one of: {', '.join(names[:10])}{' ...' if len(names) > 10 else ''}")
+    budget = head.get("budget")
     return SweepPlan(tuple(configurations), metrics, primary, reference,
                      int(check_number(head.get("fetch", DEFAULT_FETCH), "[sweep] fetch", COUNT)),
                      check_number(head.get("alpha", 0.05), "[sweep] alpha", PROBABILITY),
                      int(check_number(head.get("concurrency", 1), "[sweep] concurrency", COUNT)),
+                     budget=None if budget is None else int(check_number(budget, "[sweep] budget", COUNT)),
+                     factor=int(check_number(head.get("factor", DEFAULT_FACTOR), "[sweep] factor", FACTOR)),
                      tokenizer=_tokenizer(head))
+
 
 
 def _tokenizer(head: Mapping[str, Any]) -> str:

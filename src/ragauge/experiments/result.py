@@ -53,7 +53,12 @@ class ConfigRow:
     ``latency_ms`` holds p50 and p95 per question over every question asked (None: not measured).
     ``index_seconds`` and ``index_bytes`` add up the indexes the configuration uses. ``ceiling``, for a
     rescored configuration, holds each metric's mean had its hits been ordered perfectly
-    (``experiments.ceiling``): the most any reordering of the same candidates could reach."""
+    (``experiments.ceiling``): the most any reordering of the same candidates could reach.
+
+    ``dropped``: the successive-halving round (1-based) the configuration was dropped in, or None
+    for a configuration measured on every question. A dropped row's ``means``, ``latency_ms`` and
+    ``ceiling`` are over the ``sample`` questions it answered, it has no ``deltas`` and is never on
+    the frontier: it is outside the table's tests and the selection."""
 
     name: str
     retriever: str
@@ -68,6 +73,8 @@ class ConfigRow:
     errors: int = 0
     pareto: bool = False
     ceiling: dict[str, float] | None = None
+    dropped: int | None = None
+    sample: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "retriever": self.retriever, "options": self.options, "spec": self.spec,
@@ -75,7 +82,8 @@ class ConfigRow:
                 "deltas": {m: d.to_dict() for m, d in self.deltas.items()}, "latency_ms": self.latency_ms,
                 "index_seconds": self.index_seconds, "index_bytes": self.index_bytes, "errors": self.errors,
                 "pareto": self.pareto,
-                "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()}}
+                "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()},
+                **({} if self.dropped is None else {"dropped": self.dropped, "sample": self.sample})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ConfigRow:
@@ -86,7 +94,8 @@ class ConfigRow:
                    None if latency is None else {k: float(v) for k, v in latency.items()},
                    _opt(d.get("index_seconds")), int(d.get("index_bytes", 0)), int(d.get("errors", 0)),
                    bool(d.get("pareto", False)),
-                   None if ceiling is None else {m: _float(v) for m, v in ceiling.items()})
+                   None if ceiling is None else {m: _float(v) for m, v in ceiling.items()},
+                   _opt_int(d.get("dropped")), _opt_int(d.get("sample")))
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,17 @@ class SweepResult:
     indexes: tuple[IndexBuild, ...]
     notes: tuple[str, ...]
     meta: dict[str, Any]
+    halving: Halving | None = None
+
+    @property
+    def confirmed(self) -> tuple[ConfigRow, ...]:
+        """The rows measured on every question: the table (all rows without successive halving)."""
+        return tuple(r for r in self.rows if r.dropped is None)
+
+    @property
+    def dropped(self) -> tuple[ConfigRow, ...]:
+        """The rows successive halving dropped on a sample (``ConfigRow.dropped``)."""
+        return tuple(r for r in self.rows if r.dropped is not None)
 
     def row(self, name: str) -> ConfigRow:
         """The row of configuration ``name`` (KeyError when there is none)."""
@@ -178,7 +198,8 @@ class SweepResult:
                 "primary": self.primary, "alpha": self.alpha, "rows": [r.to_dict() for r in self.rows],
                 "selection": self.selection.to_dict(),
                 "holdout": None if self.holdout is None else self.holdout.to_dict(),
-                "indexes": [i.to_dict() for i in self.indexes], "notes": list(self.notes), "meta": self.meta}
+                "indexes": [i.to_dict() for i in self.indexes], "notes": list(self.notes), "meta": self.meta,
+                **({} if self.halving is None else {"halving": self.halving.to_dict()})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SweepResult:
@@ -189,15 +210,58 @@ class SweepResult:
             raise InputError(f"not a ragauge sweep result (version {d.get('ragauge_sweep')!r})",
                              hint="pass the sweep.json a 'ragauge sweep' wrote")
         try:
-            held = d.get("holdout")
+            held, halving = d.get("holdout"), d.get("halving")
             return cls(tuple(ConfigRow.from_dict(r) for r in d["rows"]), str(d["reference"]),
                        tuple(str(m) for m in d["metrics"]), str(d["primary"]), float(d["alpha"]),
                        Selection.from_dict(d["selection"]), None if held is None else HoldoutReport.from_dict(held),
                        tuple(IndexBuild.from_dict(i) for i in d.get("indexes", [])), tuple(d.get("notes", [])),
-                       dict(d.get("meta", {})))
+                       dict(d.get("meta", {})), None if halving is None else Halving.from_dict(halving))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"a malformed sweep result ({type(exc).__name__}: {exc})",
                              hint="pass the sweep.json a 'ragauge sweep' wrote") from None
+
+
+@dataclass(frozen=True)
+class HalvingRound:
+    """One sample round of successive halving: ``configurations`` (the reference included) asked
+    the first ``questions`` tuning questions of the sample order; the names it ``dropped``."""
+
+    questions: int
+    configurations: int
+    dropped: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"questions": self.questions, "configurations": self.configurations, "dropped": list(self.dropped)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HalvingRound:
+        return cls(int(d["questions"]), int(d["configurations"]), tuple(str(n) for n in d["dropped"]))
+
+
+@dataclass(frozen=True)
+class Halving:
+    """How successive halving ran (``experiments.halving``): the ``budget`` (retrievals in all) and
+    ``factor``, the sample ``rounds``, the ``confirmed`` configurations (the reference included)
+    that then answered all ``questions`` of the golden set, the ``retrievals`` made, and ``full``,
+    what the sweep makes without halving."""
+
+    budget: int
+    factor: int
+    rounds: tuple[HalvingRound, ...]
+    confirmed: int
+    questions: int
+    retrievals: int
+    full: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"budget": self.budget, "factor": self.factor, "rounds": [r.to_dict() for r in self.rounds],
+                "confirmed": self.confirmed, "questions": self.questions, "retrievals": self.retrievals,
+                "full": self.full}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Halving:
+        return cls(int(d["budget"]), int(d["factor"]), tuple(HalvingRound.from_dict(r) for r in d["rounds"]),
+                   int(d["confirmed"]), int(d["questions"]), int(d["retrievals"]), int(d["full"]))
 
 
 def _num(value: float) -> float | None:
@@ -213,3 +277,7 @@ def _float(value: Any) -> float:
 
 def _opt(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)

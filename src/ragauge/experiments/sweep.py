@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,21 +14,15 @@ from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD
-from ragauge.evaluation.evaluate import score_run
-from ragauge.evaluation.options import EvalOptions
-from ragauge.evaluation.spans import has_spans
-from ragauge.evaluation.tokens import WORDS, open_tokenizer
-from ragauge.experiments.analysis import Measured, check_enough, holdout_check, select, shared_questions, table
-from ragauge.experiments.ceiling import oracle_order
+from ragauge.experiments.analysis import check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
+from ragauge.experiments.halving import sample_order, schedule
 from ragauge.experiments.holdout import split_questions
 from ragauge.experiments.indexes import Indexes
-from ragauge.experiments.result import SweepResult
+from ragauge.experiments.result import ConfigRow, Halving, SweepResult
+from ragauge.experiments.rounds import run_all, run_rounds
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.corpus import corpus_fingerprint
-from ragauge.retrieve.executor import ExecutorOptions, Progress
-from ragauge.retrieve.executor import run_retriever as execute
-from ragauge.retrieve.rescore import RescoredRetriever
 
 OnProgress = Callable[[str, int, int, str], None]
 """``on_progress(stage, done, total, label)``: stage "index" counts indexes opened (``label`` is the
@@ -47,7 +42,7 @@ def as_plan(config: SweepPlan | str | Path | Mapping[str, Any]) -> SweepPlan:
 
 def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapping[str, Any],
           output: str | Path = "ragauge-sweep", *, holdout: float | None = None, holdout_tag: str | None = None,
-          on_progress: OnProgress | None = None) -> SweepResult:
+          budget: int | None = None, factor: int | None = None, on_progress: OnProgress | None = None) -> SweepResult:
     """Run every configuration of ``config`` (a sweep TOML file, its parsed content, or a
     :class:`SweepPlan`) over ``golden`` with the built-in retrievers on ``corpus``, and compare them.
 
@@ -62,16 +57,36 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     frontier), the selection on the primary metric (a winner only when it is significantly ahead of
     every other configuration) and, with ``holdout`` (a fraction, split by a hash of the question id)
     or ``holdout_tag``, the chosen configuration measured on held-out questions. See
-    ``ragauge.experiments.analysis`` for the tests. InputError for a bad plan, corpus or split.
+    ``ragauge.experiments.analysis`` for the tests.
+
+    ``budget`` (or ``[sweep] budget``) runs successive halving (``ragauge.experiments.halving``): at
+    most that many retrievals (question x configuration) in all; every configuration answers a
+    sample of the tuning questions first, the best ``1/factor`` (``factor`` or ``[sweep] factor``,
+    default 3) go on to a larger sample, and the survivors and the reference answer every question,
+    where the table, the tests and the selection are computed as without it. The configurations
+    dropped on a sample are rows marked ``dropped``, with their numbers on the questions they
+    answered, outside the tests. A budget that covers the full sweep runs it all.
+
+    InputError for a bad plan, corpus, split or budget.
     """
     started = time.perf_counter()
     plan = as_plan(config)
+    if budget is not None or factor is not None:
+        plan = replace(plan, budget=plan.budget if budget is None else budget,
+                       factor=plan.factor if factor is None else factor)
+    budget = plan.budget
+    if factor is not None and budget is None:
+        raise InputError("a halving factor without a budget: successive halving runs only with a budget",
+                         hint="add --budget N (the most retrievals in all), or leave --factor out")
     golden_set = as_golden(golden)
     corpus = Path(corpus)
     if not corpus.exists():
         raise InputError("corpus not found", where=str(corpus),
                          hint="a .jsonl/.jsonl.gz corpus or a folder of .md/.txt/.html")
     split = split_questions(golden_set, holdout, holdout_tag)
+    tuning = [q.id for q in golden_set if q.answerable and (split is None or split.tunes_on(q.id))]
+    halving = None if budget is None else schedule(len(plan.configurations), len(tuning), len(golden_set), budget,
+                                                   plan.factor)
     folder = Path(output)
     try:
         (folder / "runs").mkdir(parents=True, exist_ok=True)
@@ -83,32 +98,22 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
         "index", done, total, label))
     index_done = time.perf_counter()
 
-    measured = []
-    spans = has_spans(golden_set)  # span labels resolve against the corpus text
-    tokenizer = open_tokenizer(plan.tokenizer)  # one for every configuration: it keeps no state between them
-    counted = tokenizer.name != WORDS
     notes = list(plan.notes)
-    total = len(golden_set) * len(plan.configurations)
-    for number, setup in enumerate(plan.configurations):
-        retriever = indexes.retriever(setup)
-        run_path = folder / "runs" / f"{setup.slug}.jsonl"
-        progress = Progress()
+    total = len(golden_set) * len(plan.configurations) if halving is None else halving.cost
+
+    def asked(name: str, done: int) -> None:
         if on_progress is not None:
-            offset = number * len(golden_set)
-            progress.on_result = lambda p, name=setup.name, at=offset: on_progress("run", at + p.done, total, name)
-        run = execute(golden_set, retriever, run_path, ExecutorOptions(fetch=plan.fetch, concurrency=plan.concurrency),
-                      progress=progress)
-        options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents(),
-                              corpus=corpus if spans or counted else None, tokenizer=tokenizer)
-        evaluation = score_run(golden_set, run, options)
-        ceiling = None
-        if isinstance(retriever, RescoredRetriever):
-            ceiling = score_run(golden_set, oracle_order(golden_set, run, corpus), options)
-            if retriever.depth > plan.fetch:
-                notes.append(f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
-                             f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
-        measured.append(Measured(setup, retriever.spec, f"runs/{run_path.name}", evaluation,
-                                 tuple(indexes.index_builds(setup)), ceiling))
+            on_progress("run", done, total, name)
+    dropped: list[ConfigRow] = []
+    record = None
+    if halving is None:
+        if budget is not None:
+            notes.append(f"budget {budget} covers the full sweep ({total} retrievals): no configuration was dropped")
+        measured = run_all(plan, golden_set, indexes, folder, asked, notes)
+    else:
+        measured, dropped, record = run_rounds(plan, halving, golden_set, sample_order(tuning), indexes, folder,
+                                               asked, notes)
+        notes.append(halving_note(record))
     runs_done = time.perf_counter()
 
     ids = shared_questions(measured)
@@ -117,6 +122,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     check_enough(tune, plan.alpha, "tune on" if split else "compare")
     rows = table(plan, measured, tune)
     selection = select(plan, measured, rows, tune)
+    rows += dropped
     report = None
     if split is not None:
         report, more = holdout_check(plan, measured, selection.best, split, tune, held)
@@ -127,6 +133,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
                      "not chosen on")
     for m in measured:
         notes += [f"{m.config.name}: {w}" for w in m.evaluation.warnings]
+    notes = list(dict.fromkeys(notes))
     first = measured[0].evaluation.meta
     meta = {
         "ragauge_version": __version__,
@@ -138,9 +145,22 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
                     "total": round(time.perf_counter() - started, 3)},
     }
     result = SweepResult(tuple(rows), plan.reference, plan.metrics, plan.primary, plan.alpha, selection, report,
-                         tuple(builds), tuple(notes), meta)
+                         tuple(builds), tuple(notes), meta, record)
     atomic_write(folder / RESULT_FILE, dumps(result.to_dict(), indent=2) + "\n", what="sweep result")
     return result
+
+
+def halving_note(h: Halving) -> str:
+    """The loud note of a sweep that dropped configurations on samples."""
+    out = sum(len(r.dropped) for r in h.rounds)
+    where = ", ".join(f"{len(r.dropped)} on {r.questions}" for r in h.rounds)
+    return (f"{LOUD}successive halving dropped {out} of {out + h.confirmed} configurations on samples of the tuning "
+            f"questions ({where} questions) before the others answered all {h.questions}: a drop on a sample is a "
+            "heuristic, not a test (a configuration close to the best may have been dropped by the luck of the "
+            "sample). Their numbers are on the questions they answered, and they are outside the table's tests "
+            "(Holm covers the confirmed configurations only) and the selection; the survivors were chosen on part of "
+            f"the questions that test them; {h.retrievals} retrievals made of the {h.full} of the full sweep "
+            f"(budget {h.budget}, factor {h.factor})")
 
 
 def read_sweep(path: str | Path) -> SweepResult:

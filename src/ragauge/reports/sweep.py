@@ -55,7 +55,7 @@ def header(r: SweepResult) -> list[str]:
 def rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
     """One row per configuration; ``text`` escapes the user text (names)."""
     out = []
-    for row in r.rows:
+    for row in r.confirmed:
         mark = " (best)" if row.name == r.selection.best else ""
         cells = [text(row.name) + mark]
         for m in ordered_metrics(r):
@@ -94,6 +94,29 @@ def holdout_rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str
              text(h.deltas[m].verdict) if m in h.deltas else ""] for m in ordered_metrics(r)]
 
 
+def dropped_header(r: SweepResult) -> list[str]:
+    return ["configuration", "dropped in round", "questions", *ordered_metrics(r), "p50 ms", "p95 ms"]
+
+
+def dropped_rows(r: SweepResult, text: Callable[[object], str]) -> list[list[str]]:
+    """One row per configuration successive halving dropped: its means on the sample it answered."""
+    return [[text(row.name), str(row.dropped), str(row.sample), *(_num(row.means[m]) for m in ordered_metrics(r)),
+             _ms(row, "p50"), _ms(row, "p95")] for row in r.dropped]
+
+
+def halving_line(r: SweepResult) -> str:
+    """What successive halving did, in one line ("" without it)."""
+    h = r.halving
+    if h is None:
+        return ""
+    rounds = "; ".join(f"round {i}: {x.configurations} configurations on {x.questions} questions, {len(x.dropped)} "
+                       f"dropped" for i, x in enumerate(h.rounds, start=1))
+    return (f"successive halving (budget {h.budget} retrievals, factor {h.factor}): {rounds}; then {h.confirmed} on "
+            f"all {h.questions} questions; {h.retrievals} retrievals of the full sweep's {h.full}")
+
+
+DROPPED_TITLE = ("dropped by successive halving: means on the sample of tuning questions each answered (not comparable "
+                 "with the table above, not tested)")
 HOLDOUT_HEADER = ["metric", "tuned (chosen on)", "held out", "reference, held out", "diff [CI]", "verdict"]
 INDEX_HEADER = ["index", "passages", "build s", "opened s", "size MB", "cached", "used by"]
 
@@ -119,6 +142,9 @@ def render_text(r: SweepResult) -> str:
            f"{t(questions_line(r))}; reference: {t(r.reference)}; primary metric: {t(r.primary)}", ""]
     out += text_table(header(r), rows(r, t))
     out += ["", t(legend(r)), "", t(r.selection.statement)]
+    if r.halving is not None:
+        out += ["", t(halving_line(r)), "", DROPPED_TITLE]
+        out += text_table(dropped_header(r), dropped_rows(r, t))
     if r.holdout is not None:
         out += ["", f"holdout: {t(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
                     f"{r.holdout.held_out} it was not chosen on"]
@@ -143,6 +169,9 @@ def render_markdown(r: SweepResult) -> str:
            f"{md(questions_line(r))}; reference: {md(r.reference)}; primary metric: {md(r.primary)}", ""]
     out += _md_table([md(h) for h in header(r)], rows(r, md))
     out += ["", f"<sub>{md(legend(r))}</sub>", "", f"**{md(r.selection.statement)}**"]
+    if r.halving is not None:
+        out += ["", md(halving_line(r)), "", f"<details><summary>{md(DROPPED_TITLE)}</summary>", ""]
+        out += _md_table([md(h) for h in dropped_header(r)], dropped_rows(r, md)) + ["", "</details>"]
     if r.holdout is not None:
         out += ["", f"Holdout: {md(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
                     f"{r.holdout.held_out} it was not chosen on", ""]
@@ -181,4 +210,4 @@ def frontier_points(r: SweepResult) -> list[dict[str, Any]]:
     return [{"name": row.name, "quality": row.means[r.primary],
              "latency": None if row.latency_ms is None else row.latency_ms["p50"],
              "size": row.index_bytes / 1e6, "pareto": row.pareto, "best": row.name == r.selection.best}
-            for row in r.rows]
+            for row in r.confirmed]

@@ -1,17 +1,31 @@
 """The sweep's offline HTML page: the table, a quality / latency / index-size plot with the Pareto
-frontier (inline SVG, no script), the holdout check and the indexes. Every string goes through the
-shared, autoescaping Jinja2 environment."""
+frontier (inline SVG, no script), the configurations successive halving dropped, the holdout check
+and the indexes. Every string goes through the shared, autoescaping Jinja2 environment.
+
+The drill-down: :func:`write_drilldowns` writes, for every configuration, the report ``ragauge eval
+--format html`` gives for its run (the eval report's own renderer, ``reports.html``) to
+``DIR/reports/SLUG.html``; :func:`sweep_page` writes them and links each row of the page to its
+report by a relative link, so the page and its reports open from disk (``file://``) with no server.
+"""
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ragauge.experiments.result import SweepResult
 from ragauge.reports.sweep import (
+    DROPPED_TITLE,
     HOLDOUT_HEADER,
     INDEX_HEADER,
+    dropped_header,
+    dropped_rows,
     frontier_points,
+    halving_line,
     holdout_rows,
     index_rows,
     legend,
@@ -65,7 +79,9 @@ def plot(r: SweepResult) -> dict[str, Any]:
             "path": " ".join(f"{p['x']},{p['y']}" for p in frontier)}
 
 
-def render_html(r: SweepResult) -> str:
+def render_html(r: SweepResult, links: Mapping[str, str] | None = None) -> str:
+    """The page; ``links`` maps a configuration's name to the URL of its drill-down report (a
+    relative link, see :func:`sweep_page`): its name in the tables links there."""
     from ragauge.core.escape import html
     from ragauge.reports.jinja import environment, static_file
 
@@ -75,11 +91,72 @@ def render_html(r: SweepResult) -> str:
     def text(value: object) -> str:
         return str(html(value))
 
-    table = [cells + [row.run] for cells, row in zip(rows(r, str), r.rows)]
+    links = links or {}
+    table = [{"cells": cells, "run": row.run, "href": links.get(row.name)}
+             for cells, row in zip(rows(r, str), r.confirmed)]
+    dropped = [{"cells": cells, "href": links.get(row.name)} for cells, row in zip(dropped_rows(r, str), r.dropped)]
     return env.get_template("sweep.html.j2").render(
         css=Markup(static_file(env, "report.css")), golden=r.meta.get("golden", {}).get("path"),
         corpus=r.meta.get("corpus", {}).get("path"), questions=questions_line(r), reference=r.reference,
         primary=r.primary, statement=r.selection.statement, metrics=ordered_metrics(r), rows=table,
         legend=legend(r), plot=plot(r), holdout=r.holdout, holdout_header=HOLDOUT_HEADER,
         holdout_rows=holdout_rows(r, text), index_header=INDEX_HEADER, index_rows=index_rows(r, text),
-        time_line=time_line(r), notes=list(r.notes))
+        time_line=time_line(r), notes=list(r.notes), halving=halving_line(r), dropped_title=DROPPED_TITLE,
+        dropped_header=dropped_header(r), dropped=dropped, linked=bool(links), configurations=len(r.rows))
+
+
+def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[str, Path]:
+    """Write ``folder/reports/SLUG.html`` for every configuration of ``r`` (the sweep's folder, which
+    holds its runs): the HTML report ``ragauge eval GOLDEN --run RUN --metrics ... --fetch F`` gives
+    for its run (with ``--corpus`` and ``--tokenizer`` when its span labels or budgets need them),
+    over every question it answered (so a configuration successive halving dropped is
+    reported on its sample only, as its row is). Returns the path written per configuration name."""
+    from ragauge.core.files import atomic_write
+    from ragauge.data.golden import GoldenSet
+    from ragauge.evaluation.evaluate import evaluate_run
+    from ragauge.evaluation.options import contract_value
+    from ragauge.evaluation.spans import has_spans
+    from ragauge.evaluation.tokens import WORDS
+    from ragauge.formats.golden import as_golden
+    from ragauge.formats.runs import read_run
+    from ragauge.reports.html import render_html as render_evaluation
+
+    golden_set = as_golden(golden)
+    tokenizer = contract_value(r.meta.get("contract", {}), "budget")
+    texts = has_spans(golden_set) or tokenizer != WORDS  # read the corpus as the sweep did
+    corpus = r.meta.get("corpus", {}).get("path") if texts else None
+    folder = Path(folder)
+    (folder / "reports").mkdir(parents=True, exist_ok=True)
+    pages = {}
+    for row in r.rows:
+        run = read_run(folder / row.run)
+        asked = golden_set
+        if row.dropped is not None:
+            answered = set(run.queries)
+            asked = GoldenSet.from_queries([q for q in golden_set if q.id in answered], golden_set.source)
+        evaluation = evaluate_run(asked, run, metrics=list(r.metrics), fetch=r.meta.get("fetch"), corpus=corpus,
+                                  tokenizer=tokenizer)
+        page = folder / "reports" / f"{Path(row.run).stem}.html"
+        atomic_write(page, render_evaluation(evaluation), what="drill-down report")
+        pages[row.name] = page
+    return pages
+
+
+def relative_links(pages: Mapping[str, Path], at: str | Path) -> dict[str, str]:
+    """Each page as a URL relative to the folder ``at`` (where the sweep page is saved),
+    percent-encoded; an absolute ``file:`` URL when there is no relative path (another drive)."""
+    out = {}
+    for name, page in pages.items():
+        try:
+            out[name] = quote(Path(os.path.relpath(page, at)).as_posix())
+        except ValueError:
+            out[name] = page.resolve().as_uri()
+    return out
+
+
+def sweep_page(r: SweepResult, golden: Any, folder: str | Path, at: str | Path | None = None) -> str:
+    """The sweep's HTML page with its drill-down: writes every configuration's report
+    (:func:`write_drilldowns`) and returns the page, its links relative to the folder ``at`` where it
+    will be saved (default: the current folder)."""
+    pages = write_drilldowns(r, golden, folder)
+    return render_html(r, relative_links(pages, Path.cwd() if at is None else at))
