@@ -8,7 +8,9 @@ from typing import Any
 
 from ragauge.comparison.result import MetricDelta
 
-SWEEP_VERSION = 1
+SWEEP_VERSION = 2
+READS = (1, 2)
+"""Versions ``SweepResult.from_dict`` reads: 2 added ``rerank_ms`` to a row (absent in 1: None)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,10 @@ class ConfigRow:
     ``latency_ms`` holds p50 and p95 per question over every question asked (None: not measured).
     ``index_seconds`` and ``index_bytes`` add up the indexes the configuration uses. ``ceiling``, for a
     rescored configuration, holds each metric's mean had its hits been ordered perfectly
-    (``experiments.ceiling``): the most any reordering of the same candidates could reach."""
+    (``experiments.ceiling``): the most any reordering of the same candidates could reach.
+    ``rerank_ms``, for a reranked configuration, is the latency the reranker adds, measured inside the
+    retriever on every question: ``p50`` / ``p95`` of the reranking alone and ``first_p50`` of the
+    first stage alone (``retrieve.rescore.RescoredRetriever.stage_latency``)."""
 
     name: str
     retriever: str
@@ -68,6 +73,7 @@ class ConfigRow:
     errors: int = 0
     pareto: bool = False
     ceiling: dict[str, float] | None = None
+    rerank_ms: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "retriever": self.retriever, "options": self.options, "spec": self.spec,
@@ -75,7 +81,8 @@ class ConfigRow:
                 "deltas": {m: d.to_dict() for m, d in self.deltas.items()}, "latency_ms": self.latency_ms,
                 "index_seconds": self.index_seconds, "index_bytes": self.index_bytes, "errors": self.errors,
                 "pareto": self.pareto,
-                "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()}}
+                "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()},
+                "rerank_ms": self.rerank_ms}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ConfigRow:
@@ -86,7 +93,8 @@ class ConfigRow:
                    None if latency is None else {k: float(v) for k, v in latency.items()},
                    _opt(d.get("index_seconds")), int(d.get("index_bytes", 0)), int(d.get("errors", 0)),
                    bool(d.get("pareto", False)),
-                   None if ceiling is None else {m: _float(v) for m, v in ceiling.items()})
+                   None if ceiling is None else {m: _float(v) for m, v in ceiling.items()},
+                   _latencies(d.get("rerank_ms")))
 
 
 @dataclass(frozen=True)
@@ -185,7 +193,7 @@ class SweepResult:
         """The inverse of ``to_dict``; InputError for another version or a malformed file."""
         from ragauge.errors import InputError
 
-        if d.get("ragauge_sweep") != SWEEP_VERSION:
+        if d.get("ragauge_sweep") not in READS:
             raise InputError(f"not a ragauge sweep result (version {d.get('ragauge_sweep')!r})",
                              hint="pass the sweep.json a 'ragauge sweep' wrote")
         try:
@@ -209,6 +217,13 @@ def _float(value: Any) -> float:
     from ragauge.core.numbers import check_number
 
     return math.nan if value is None else check_number(value, "a sweep mean")
+
+
+def _latencies(value: Any) -> dict[str, float] | None:
+    from ragauge.core.numbers import NON_NEGATIVE, check_number
+
+    return None if value is None else {str(k): check_number(v, "a sweep latency", NON_NEGATIVE)
+                                       for k, v in dict(value).items()}
 
 
 def _opt(value: Any) -> float | None:

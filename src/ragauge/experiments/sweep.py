@@ -102,7 +102,8 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
                 notes.append(f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
                              f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
         measured.append(Measured(setup, retriever.spec, f"runs/{run_path.name}", evaluation,
-                                 tuple(indexes.index_builds(setup)), ceiling))
+                                 tuple(indexes.index_builds(setup)), ceiling,
+                                 retriever.stage_latency() if isinstance(retriever, RescoredRetriever) else None))
     runs_done = time.perf_counter()
 
     ids = shared_questions(measured)

@@ -11,6 +11,7 @@ from ragauge.experiments.result import SweepResult
 from ragauge.reports.sweep import (
     HOLDOUT_HEADER,
     INDEX_HEADER,
+    RERANK_HEADER,
     frontier_points,
     holdout_rows,
     index_rows,
@@ -82,4 +83,4 @@ def render_html(r: SweepResult) -> str:
         primary=r.primary, statement=r.selection.statement, metrics=ordered_metrics(r), rows=table,
         legend=legend(r), plot=plot(r), holdout=r.holdout, holdout_header=HOLDOUT_HEADER,
         holdout_rows=holdout_rows(r, text), index_header=INDEX_HEADER, index_rows=index_rows(r, text),
-        time_line=time_line(r), notes=list(r.notes))
+        time_line=time_line(r), notes=list(r.notes), rerank_header=RERANK_HEADER)
