@@ -133,3 +133,34 @@ def test_a_directory_it_cannot_use_says_how_to_fix_it(tmp_path: Path) -> None:
     (tmp_path / "broken" / "tokenizer.json").write_text("{}")
     with pytest.raises(InputError, match="cannot load the cross-encoder"):
         CrossEncoder(tmp_path / "broken")
+
+
+@pytest.mark.parametrize("package", ["onnxruntime", "tokenizers"])
+def test_a_missing_runtime_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str) -> None:
+    from ragauge.errors import MissingExtra
+
+    make_cross_encoder(tmp_path / "ce", ["plants"])
+    monkeypatch.setitem(__import__("sys").modules, package, None)
+    with pytest.raises(MissingExtra, match=f"'{package}'") as caught:
+        CrossEncoder(tmp_path / "ce")
+    assert caught.value.hint == "pip install 'ragauge[rerank]'"
+
+
+def test_kept_word_pieces_give_the_tokenizers_own_pair_encoding(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokenizers import Tokenizer
+
+    from ragauge.retrieve import cross_encoder
+
+    long = " ".join(["chlorophyll water carbon dioxide glucose"] * 5)
+    make_cross_encoder(tmp_path / "ce", vocabulary(QUERY, long, *PASSAGES), max_length=20)
+    monkeypatch.setattr(cross_encoder, "PIECES", 3)  # the kept pieces are dropped and rebuilt on the way
+    encoder = CrossEncoder(tmp_path / "ce")
+    reference = Tokenizer.from_file(str(tmp_path / "ce" / "tokenizer.json"))
+    for query in (QUERY, "sugar", " ".join(["sunlight"] * 30)):
+        reference.enable_truncation(20, strategy="longest_first" if len(query) > 100 else "only_second")
+        for texts in (PASSAGES, [long, *PASSAGES[:2]], [long]):
+            got = encoder._encode(query, texts)
+            want = reference.encode_batch([(query, t) for t in texts])
+            assert [(e.ids, e.type_ids) for e in got] == [(e.ids, e.type_ids) for e in want]
+            assert len(encoder._pieces) <= max(3, len(set(texts)))

@@ -40,6 +40,7 @@ import numpy as np
 from ragauge.errors import InputError, MissingExtra
 
 BATCH_SIZE = 32
+PIECES = 50_000  # passages whose word pieces are kept between questions
 DEFAULT_MAX_LENGTH = 512
 _NOT_A_LIMIT = 100_000  # transformers writes int(1e30) as model_max_length when a tokenizer has none
 _EXPORT = ("export it to ONNX: optimum-cli export onnx --model DIR --task text-classification DIR "
@@ -110,7 +111,7 @@ class CrossEncoder:
             from tokenizers import Tokenizer
         except ImportError as exc:
             package = "tokenizers" if (exc.name or "").startswith("tokenizers") else "onnxruntime"
-            raise MissingExtra(package, "dense", "the cross-encoder reranker") from None
+            raise MissingExtra(package, "rerank", "the cross-encoder reranker") from None
         self.batch_size = batch_size
         self.max_length = max_length_of(self.directory)
         self.model = model
@@ -137,14 +138,25 @@ class CrossEncoder:
         self._pad = pad if pad is not None else next(
             (i for i in (self._tokenizer.token_to_id(t) for t in ("[PAD]", "<pad>")) if i is not None), 0)
         self._special = self._tokenizer.num_special_tokens_to_add(True)
+        self._pieces: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def _encode(self, query: str, candidates: Sequence[str]) -> list[Any]:
-        room = self.max_length - self._special - len(self._tokenizer.encode(query, add_special_tokens=False).ids)
-        strategy = "only_second" if room >= 1 else "longest_first"
-        self._tokenizer.enable_truncation(self.max_length, strategy=strategy)
+        """Each pair as ``tokenizer.encode((query, text))`` with the truncation of the contract. A
+        passage's word pieces are kept (up to PIECES texts) and the pair is assembled by the
+        tokenizer's own ``post_process`` (truncation, then its special tokens), which gives the same
+        encoding: a passage ranked for many questions is tokenized once."""
+        question = self._tokenizer.encode(query, add_special_tokens=False)
+        new = [text for text in dict.fromkeys(candidates) if text not in self._pieces]
+        if len(self._pieces) + len(new) > PIECES:
+            self._pieces.clear()
+            new = list(dict.fromkeys(candidates))
+        self._pieces.update(zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False)))
+        room = self.max_length - self._special - len(question.ids)
+        self._tokenizer.enable_truncation(self.max_length, strategy="only_second" if room >= 1 else "longest_first")
         try:
-            return list(self._tokenizer.encode_batch([(query, text) for text in candidates]))
+            return [self._tokenizer.post_process(question, self._pieces[text], add_special_tokens=True)
+                    for text in candidates]
         finally:
             self._tokenizer.no_truncation()
 
