@@ -173,6 +173,14 @@ def test_a_python_reranker_that_breaks_its_contract_is_refused(module: Path, tmp
         reranked.search("bitcoin water plants river sunlight", 50)
 
 
+def test_a_function_of_the_other_kind_is_refused_with_the_right_spelling(module: Path) -> None:
+    with pytest.raises(InputError, match=r"cannot be called as a reranker, fn\(query, candidates\)") as caught:
+        python_models.PythonReranker(f"{module}:embed")
+    assert "rerank=bi-encoder:python:module:function" in str(caught.value.hint)
+    with pytest.raises(InputError, match=r"cannot be called as an embedder, fn\(texts\)"):
+        get_embedder(f"python:{module}:rerank")
+
+
 def test_bi_encoder_rescoring_with_a_python_embedder(module: Path, tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "corpus.jsonl")
     reranked = rescore.open(f"bm25:{corpus}?rerank=bi-encoder:python:{module}:embed&rerank_depth=5",

@@ -32,6 +32,7 @@ import functools
 import hashlib
 import inspect
 import math
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,27 @@ PROBE = "ragauge dimension probe"
 PREFIX = "python:"
 
 
+_CALLS = {"embedder": ("texts",), "reranker": ("query", "candidates")}
+_OTHER = {"embedder": "a reranker (query, candidates) is rerank=python:module:function",
+          "reranker": "bi-encoder rescoring with an embedder (texts) is rerank=bi-encoder:python:module:function"}
+
+
 def _load(target: str, kind: str) -> tuple[Callable[..., Any], str | None]:
-    """The function ``target`` names (a factory's product) and the sha256 of its defining file."""
+    """The function ``target`` names (a factory's product) and the sha256 of its defining file;
+    InputError when it cannot be called with the ``kind``'s arguments."""
+    fn, digest = _made(target, kind)
+    try:
+        inspect.signature(fn).bind(*_CALLS[kind])
+    except TypeError:
+        article = "an" if kind == "embedder" else "a"
+        raise InputError(f"{target} cannot be called as {article} {kind}, fn({', '.join(_CALLS[kind])})",
+                         hint=_OTHER[kind]) from None
+    except ValueError:  # no signature to check (some builtins): the call itself will tell
+        pass
+    return fn, digest
+
+
+def _made(target: str, kind: str) -> tuple[Callable[..., Any], str | None]:
     from ragauge.retrieve.python_callable import _where_in, load_callable
 
     named = load_callable(target)
@@ -83,11 +103,12 @@ def source_digest(obj: Any) -> str | None:
     return None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _call(fn: Callable[..., Any], target: str, *args: Any) -> Any:
+def _call(fn: Callable[..., Any], lock: threading.Lock, target: str, *args: Any) -> Any:
     from ragauge.retrieve.python_callable import _where_in
 
     try:
-        return fn(*args)
+        with lock:  # one call at a time, as the module docstring promises
+            return fn(*args)
     except RagaugeError:
         raise
     except Exception as exc:
@@ -114,6 +135,7 @@ class PythonEmbedder:
         self.target = target.removeprefix(PREFIX)
         self.name = PREFIX + self.target
         self.fn, self.source = _load(self.target, "embedder")
+        self._lock = threading.Lock()
         self.cacheable = self.source is not None
         self.dim = 0
         self.dim = int(self._rows([PROBE]).shape[1])
@@ -121,7 +143,8 @@ class PythonEmbedder:
             raise InputError(f"{self.name} returned rows of width 0", hint="return one vector per text")
 
     def _rows(self, texts: list[str]) -> np.ndarray:
-        rows = _floats(_call(self.fn, self.name, list(texts)), self.name, "an array of shape (len(texts), dim)")
+        raw = _call(self.fn, self._lock, self.name, list(texts))
+        rows = _floats(raw, self.name, "an array of shape (len(texts), dim)")
         if rows.ndim != 2 or rows.shape[0] != len(texts) or (self.dim and rows.shape[1] != self.dim):
             expected = f"({len(texts)}, {self.dim or 'dim'})"
             raise InputError(f"{self.name} returned an array of shape {rows.shape} for {len(texts)} text(s), "
@@ -152,12 +175,13 @@ class PythonReranker:
         self.target = target.removeprefix(PREFIX)
         self.name = PREFIX + self.target
         self.fn, self.source = _load(self.target, "reranker")
+        self._lock = threading.Lock()
 
     def scores(self, query: str, candidates: Sequence[str], names: Sequence[str]) -> np.ndarray:
         """One finite score per candidate (``names`` label them in errors)."""
         if not candidates:
             return np.zeros(0)
-        raw = _call(self.fn, self.name, query, list(candidates))
+        raw = _call(self.fn, self._lock, self.name, query, list(candidates))
         if isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__") or len(raw) != len(candidates):
             got = f"{len(raw)} value(s)" if hasattr(raw, "__len__") else type(raw).__name__
             raise InputError(f"{self.name} returned {got} for {len(candidates)} candidate(s) of question "
