@@ -77,14 +77,14 @@ def module(tmp_path: Path) -> Path:
 
 
 def test_a_python_embedder_gives_unit_rows_and_names_its_source(module: Path) -> None:
-    embedder = get_embedder(f"python:{module}:embed")
+    embedder = get_embedder(f"python:{module}:embed", python=True)
     assert isinstance(embedder, python_models.PythonEmbedder) and embedder.dim == 7
     rows = embedder.embed(["Plants and sunlight", ""])
     raw = np.array([[1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0]]) + 0.1 * np.arange(7)
     assert np.allclose(rows, raw / np.linalg.norm(raw, axis=1, keepdims=True), atol=1e-6)
     described = embedder.describe()
     assert described["model"] == f"python:{module}:embed" and str(described["source"]).startswith("sha256:")
-    assert get_embedder(f"python:{module}:make").embed(["river"]).shape == (1, 7)  # a factory, called once
+    assert get_embedder(f"python:{module}:make", python=True).embed(["river"]).shape == (1, 7)  # a factory, called once
     assert check_name(f"python:{module}:embed") == f"python:{module}:embed"  # kept as written, case included
 
 
@@ -93,7 +93,7 @@ def test_a_python_embedder_gives_unit_rows_and_names_its_source(module: Path) ->
                                                ("ragged", r"expected \(2, 3\)")])
 def test_a_python_embedder_that_breaks_its_contract_is_refused(module: Path, function: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
-        get_embedder(f"python:{module}:{function}").embed(["the river", "the road"])
+        get_embedder(f"python:{module}:{function}", python=True).embed(["the river", "the road"])
 
 
 def test_dense_search_with_a_python_embedder_is_its_cosine(module: Path, tmp_path: Path) -> None:
@@ -173,12 +173,17 @@ def test_a_python_reranker_that_breaks_its_contract_is_refused(module: Path, tmp
         reranked.search("bitcoin water plants river sunlight", 50)
 
 
+def test_a_store_refuses_a_python_embedder(module: Path) -> None:
+    with pytest.raises(InputError, match="a vector store cannot"):
+        get_embedder(f"python:{module}:embed")
+
+
 def test_a_function_of_the_other_kind_is_refused_with_the_right_spelling(module: Path) -> None:
     with pytest.raises(InputError, match=r"cannot be called as a reranker, fn\(query, candidates\)") as caught:
         python_models.PythonReranker(f"{module}:embed")
     assert "rerank=bi-encoder:python:module:function" in str(caught.value.hint)
     with pytest.raises(InputError, match=r"cannot be called as an embedder, fn\(texts\)"):
-        get_embedder(f"python:{module}:rerank")
+        get_embedder(f"python:{module}:rerank", python=True)
 
 
 def test_bi_encoder_rescoring_with_a_python_embedder(module: Path, tmp_path: Path) -> None:

@@ -128,7 +128,8 @@ class Indexes:
 
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         if name not in self._embedders:
-            self._embedders[name] = MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER else get_embedder(name)
+            self._embedders[name] = (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
+                                     else get_embedder(name, python=True))
         return self._embedders[name]
 
     def retriever(self, config: Configuration) -> Retriever:

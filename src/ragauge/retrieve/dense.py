@@ -108,7 +108,7 @@ class DenseRetriever:
         self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         self.embedder: Any = embedder or (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
-                                          else get_embedder(name))
+                                          else get_embedder(name, python=True))
         self.corpus_hash = corpus_fingerprint(path)
         if name == DEFAULT_EMBEDDER:  # the key of the bundled model, as every earlier cache entry holds it
             model: dict[str, Any] = {"model": MODEL_ID, "weights": WEIGHTS,

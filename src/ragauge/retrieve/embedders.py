@@ -140,12 +140,19 @@ def check_name(name: str) -> str:
                      hint="use one of: minilm, hash, hash-N (e.g. hash-512), python:module:function")
 
 
-def get_embedder(name: str) -> Embedder:
-    """The embedder called ``name``: "minilm", "hash", "hash-N" (N dimensions) or
-    "python:module:function" (imported and probed now)."""
+def get_embedder(name: str, *, python: bool = False) -> Embedder:
+    """The embedder called ``name``: "minilm", "hash", "hash-N" (N dimensions) or, with ``python``,
+    "python:module:function" (imported and probed now). ``python`` is for callers whose stored
+    vectors are keyed by the embedder's full identity (the ``dense:`` cache, which holds a hash of the
+    function's source): a store records only the name, so a changed function would be queried against
+    vectors it no longer makes, and is refused."""
     key = check_name(name)
     if key == "minilm":
         return _minilm()
+    if key.startswith("python:") and not python:
+        raise InputError(f"the embedder {name!r} is a python: function, which dense:, hybrid: and rerank= take "
+                         "but a vector store cannot: it records the embedder's name only, not its code",
+                         hint="use minilm or hash-N with a store, or dense:CORPUS?embedder=python:...")
     if key.startswith("python:"):
         from ragauge.retrieve.python_models import PythonEmbedder
 
