@@ -17,7 +17,8 @@ retriever spec asks for, so an index and its queries are embedded the same way.
   (hash-256: 0.30, hash-1024: 0.47) where BM25 gets 0.69.
 - ``python:module:function``: your own ``function(texts) -> (len(texts), dim) array``, rows scaled
   to unit norm by ragauge; its identity includes a hash of its source file
-  (``ragauge.retrieve.python_models`` states the contract).
+  (``ragauge.retrieve.python_models`` states the contract). Only where vectors are keyed by that
+  identity (``dense:``, ``hybrid:``, ``rerank=``): see ``get_embedder``.
 """
 
 from __future__ import annotations
