@@ -3,14 +3,18 @@ dependency-free hash embedder, so no model is needed), opened through the regist
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ragauge.data.run import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve import rescore
-from ragauge.retrieve.base import RetrieverOptions
+from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.registry import open_retriever
 from tests.retrieve.test_dense import DOCS, write_corpus
 
@@ -69,3 +73,53 @@ def test_hybrid_first_stages_are_rescored_on_their_chunks(tmp_path: Path) -> Non
                      RetrieverOptions(), cache=tmp_path)
     hits = r.search("reboot the router", 4).hits
     assert hits and all(h.chunk_id is not None and h.chunk_id.startswith(f"{h.doc_id}#") for h in hits)
+
+
+class _Listed:
+    """A first stage that returns given hits in order (a retriever over a fixed list)."""
+
+    spec = "listed:"
+
+    def __init__(self, hits: list[Hit]) -> None:
+        self.hits = hits
+
+    def search(self, query: str, n: int) -> Retrieved:
+        return Retrieved(tuple(self.hits[:n]))
+
+    def describe(self) -> dict[str, object]:
+        return {}
+
+    def fingerprint(self) -> None:
+        return None
+
+    def documents(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class _Given:
+    """A scorer that gives each document a fixed score."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.given = scores
+
+    def scores(self, query: str, hits: Sequence[Hit]) -> np.ndarray:
+        return np.asarray([self.given[str(h.doc_id)] for h in hits])
+
+    def describe(self) -> dict[str, object]:
+        return {"rerank": "given"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=0, max_size=30), st.integers(1, 40), st.integers(1, 40))
+def test_the_order_is_by_score_then_first_stage_rank(scores: list[int], depth: int, n: int) -> None:
+    hits = [Hit(f"d{i}", None, float(100 - i), 10) for i in range(len(scores))]
+    reranked = rescore.RescoredRetriever("x", _Listed(hits), _Given({f"d{i}": s / 2 for i, s in enumerate(scores)}),
+                                         depth)
+    got = reranked.search("q", n).hits
+    pool = list(range(min(len(scores), max(n, depth))))  # the candidates: the first stage's top max(n, depth)
+    expected = sorted(pool, key=lambda i: (-scores[i], i))[:n]
+    assert [h.doc_id for h in got] == [f"d{i}" for i in expected]
+    assert [h.score for h in got] == [scores[i] / 2 for i in expected] and all(h.length == 10 for h in got)
