@@ -70,10 +70,35 @@ def test_the_sweep_table_sets_metrics_primary_reference_and_numbers() -> None:
     ({"sweep": {"alpha": 1.5}, "config": [{"retriever": "bm25"}]}, "alpha must be"),
     ({"sweep": {"fetch": 0}, "config": [{"retriever": "bm25"}]}, "fetch must be an integer >= 1"),
     ({"grid": [{"retriever": "bm25"}]}, "unknown table"),
+    ({"config": [{"retriever": "bm25", "rerank": "colbert"}]}, "#1: unknown reranker 'colbert'"),
+    ({"config": [{"retriever": "bm25", "rerank": ["minilm", "cross-encoder:"]}]}, "names no model directory"),
+    ({"config": [{"retriever": "bm25", "rerank": "python:justamodule"}]}, "must look like python:module:function"),
+    ({"config": [{"retriever": "bm25", "rerank": 3}]}, "rerank must be a string"),
+    ({"config": [{"retriever": "dense", "embedder": "bert"}]}, "#1: unknown embedder 'bert'"),
+    ({"config": [{"retriever": "hybrid", "embedder": "python:m"}]}, "must look like python:module:function"),
+    ({"config": [{"retriever": "dense", "rerank": "minilm"}]}, "unknown dense option 'rerank'"),
 ])
 def test_mistakes_are_input_errors(data: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):
         plan_from_dict(data)
+
+
+def test_rerankers_and_embedders_of_every_kind_are_options() -> None:
+    configs = expand({"retriever": "bm25", "rerank_depth": 50, "rerank": [
+        "minilm", "bi-encoder:hash-64", "cross-encoder:models/ms-marco-MiniLM-L6", "python:my.rerank:score"]})
+    assert [c.name for c in configs][2] == "bm25 rerank_depth=50 rerank=cross-encoder:models/ms-marco-MiniLM-L6"
+    assert configs[2].spec("c.jsonl") == (
+        "bm25:c.jsonl?rerank_depth=50&rerank=cross-encoder%3Amodels%2Fms-marco-MiniLM-L6")
+    assert expand({"retriever": "dense", "embedder": "python:My.Mod:embed"})[0].settings == {
+        "embedder": "python:My.Mod:embed"}
+
+
+def test_a_bad_reranker_in_a_file_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "sweep.toml"
+    path.write_text('[[config]]\nretriever = "bm25"\nrerank = "cross_encoder:models/x"\n')
+    with pytest.raises(InputError, match="unknown reranker") as info:
+        read_plan(path)
+    assert info.value.where == f"{path}:3" and "cross-encoder:DIR" in (info.value.hint or "")
 
 
 def test_a_file_error_names_the_line_of_the_key(tmp_path: Path) -> None:

@@ -218,3 +218,43 @@ def test_a_sweep_counts_budgets_with_its_tokenizer(tmp_path: Path) -> None:
     assert got["minilm"].meta["contract"]["budget"] == "minilm" and "budget" not in got["words"].meta["contract"]
     words, pieces = (got[n].rows[0].means for n in ("words", "minilm"))
     assert words["mrr"] == pieces["mrr"] and pieces["recall@300t"] < words["recall@300t"]  # more pieces than words
+
+
+def test_cross_encoder_and_python_rerankers_reorder_one_first_stage_and_report_their_latency(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("onnx")
+    from tests.retrieve.tiny_models import make_cross_encoder, words_of
+
+    monkeypatch.setenv("RAGAUGE_CACHE", str(tmp_path / "cache"))
+    lines = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    make_cross_encoder(tmp_path / "ce", sorted({w for d in lines for w in words_of(f"{d['title']} {d['text']}")}))
+    module = tmp_path / "overlap.py"
+    module.write_text("def score(query, candidates):\n    q = set(query.lower().split())\n"
+                      "    return [len(q & set(c.lower().split())) for c in candidates]\n\n\n"
+                      "def embed(texts):\n    return [[t.count(c) for c in 'aeiou'] for t in texts]\n",
+                      encoding="utf-8")
+    plan = {"sweep": {"k": [5], "fetch": 20}, "config": [
+        PLAN["config"][0],
+        {"name": "ce", "retriever": "bm25", "rerank": f"cross-encoder:{tmp_path / 'ce'}", "rerank_depth": 20},
+        {"name": "py", "retriever": "bm25", "rerank": f"python:{module}:score", "rerank_depth": 20},
+        {"name": "vowels", "retriever": "dense", "embedder": f"python:{module}:embed"}]}
+    result = sweep(GOLDEN, corpus, plan, tmp_path / "out")
+    assert [(i.kind, i.used_by) for i in result.indexes] == [("bm25", ("bm25", "ce", "py")), ("dense", ("vowels",))]
+    assert result.row("bm25").rerank_ms is None
+    ce, py = result.row("ce"), result.row("py")
+    for row in (ce, py):
+        assert row.rerank_ms is not None and 0 < row.rerank_ms["p50"] <= row.rerank_ms["p95"]
+        # each call's whole time holds its first stage and its reranking, so each median is at most the call's
+        assert row.latency_ms is not None and max(row.rerank_ms["p50"], row.rerank_ms["first_p50"]) <= row.latency_ms[
+            "p50"]
+        again = ragauge.run_retriever(GOLDEN, row.spec, tmp_path / "again.jsonl", fetch=20, concurrency=1)
+        assert [r.hits for r in again.results()] == [r.hits for r in read_run(tmp_path / "out" / row.run).results()]
+    assert ce.ceiling == py.ceiling and ce.means != py.means  # the same 20 candidates, ordered two ways
+    assert read_sweep(tmp_path / "out").row("ce").rerank_ms == ce.rerank_ms
+    again = sweep(GOLDEN, corpus, plan, tmp_path / "out")
+    assert [i.cached for i in again.indexes] == [True, True]  # the python embedder's vectors, keyed by its source
+    assert again.row("vowels").means == result.row("vowels").means
+    missing = {"config": [PLAN["config"][0], {"name": "x", "retriever": "bm25", "rerank": "cross-encoder:nowhere"}]}
+    with pytest.raises(InputError, match="configuration 'x': cross-encoder model directory not found"):
+        sweep(GOLDEN, corpus, missing, tmp_path / "bad")
+    assert not (tmp_path / "bad" / "runs" / "bm25.jsonl").exists()  # refused before anything ran

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 
 from ragauge.cli.main import cli
 from ragauge.comparison.result import MetricDelta
+from ragauge.errors import InputError
 from ragauge.experiments.result import (
     ConfigRow,
     Halving,
@@ -44,7 +45,8 @@ def result(t: list[str]) -> SweepResult:
     rows = (ConfigRow(t[0], "bm25", {"k1": t[1]}, t[2], t[3], {"mrr": 0.5, "hit@1": 0.4}, {}, {"p50": 1.0, "p95": 2.0},
                       0.5, 1000, pareto=True),
             ConfigRow(t[4], "dense", {"embedder": t[5]}, t[6], t[7], {"mrr": 0.6, "hit@1": 0.5},
-                      {"mrr": delta(0.1, 0.001), "hit@1": delta(0.1, 0.2)}, None, None, 2_000_000),
+                      {"mrr": delta(0.1, 0.001), "hit@1": delta(0.1, 0.2)}, None, None, 2_000_000,
+                      rerank_ms={"p50": 7.3, "p95": 9.0, "first_p50": 1.5}),
             ConfigRow(t[5], "bm25", {"k1": t[1]}, t[2], t[7], {"mrr": 0.3, "hit@1": 0.25}, {}, {"p50": 1.5, "p95": 3.0},
                       0.5, 1000, dropped=1, sample=12))
     selection = Selection("mrr", t[4], None, (t[4], t[0]), {t[0]: delta(0.1, 0.2)}, t[8])
@@ -91,6 +93,24 @@ def test_the_text_report_shows_the_numbers_it_is_given() -> None:
     assert any(line.split()[:4] == ["plain5", "1", "12", "0.300"] for line in dropped.splitlines())
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_every_format_shows_the_latency_a_reranker_adds(fmt: str) -> None:
+    out = plain(fmt)
+    assert "rerank ms (first stage)" in out and "7.3 (1.5)" in out and out.count("7.3 (1.5)") == 1
+    assert "the median time per question its reranker took" in out
+
+
+def test_a_version_1_sweep_file_still_loads() -> None:
+    saved = result(PLAIN).to_dict()
+    old = {**saved, "ragauge_sweep": 1, "rows": [{k: v for k, v in row.items() if k != "rerank_ms"}
+                                                for row in saved["rows"]]}
+    loaded = SweepResult.from_dict(old)
+    assert [row.rerank_ms for row in loaded.rows] == [None, None, None]
+    assert saved["ragauge_sweep"] == 2 and saved["rows"][1]["rerank_ms"] == {"p50": 7.3, "p95": 9.0, "first_p50": 1.5}
+    with pytest.raises(InputError, match="sweep latency"):
+        SweepResult.from_dict({**saved, "rows": [saved["rows"][0], {**saved["rows"][1], "rerank_ms": {"p50": -1}}]})
+
+
 def test_the_cli_renders_every_format(tmp_path: Path) -> None:
     config = tmp_path / "sweep.toml"
     config.write_text('[sweep]\nk = [5]\n\n[[config]]\nname = "bm25"\nretriever = "bm25"\n\n'
@@ -103,7 +123,7 @@ def test_the_cli_renders_every_format(tmp_path: Path) -> None:
     for fmt in ("json", "markdown", "html"):
         r = CliRunner().invoke(cli, [*base, "--format", fmt, "--report", str(tmp_path / f"report.{fmt}")])
         assert r.exit_code == 0, r.output
-    assert json.loads((tmp_path / "report.json").read_text())["ragauge_sweep"] == 1
+    assert json.loads((tmp_path / "report.json").read_text())["ragauge_sweep"] == 2
     assert "\n| bm25 k1=0.6" in (tmp_path / "report.markdown").read_text()
     assert "<svg" in (tmp_path / "report.html").read_text()
     r = CliRunner().invoke(cli, [*base, "--holdout", "0.3", "--holdout-tag", "networking"])

@@ -42,7 +42,8 @@ SHOWN = 5
 @dataclass(frozen=True)
 class Measured:
     """One configuration after its run: its spec, run file and evaluation, the indexes it used, and
-    for a rescored configuration the evaluation of its hits in a perfect order (its ceiling)."""
+    for a rescored configuration the evaluation of its hits in a perfect order (its ceiling) and the
+    latency its reranker added (``ConfigRow.rerank_ms``)."""
 
     config: Configuration
     spec: str
@@ -50,6 +51,7 @@ class Measured:
     evaluation: Evaluation
     indexes: tuple[IndexBuild, ...]
     ceiling: Evaluation | None = None
+    rerank_ms: dict[str, float] | None = None
 
 
 def significant(d: MetricDelta, alpha: float) -> bool:
@@ -89,7 +91,7 @@ def table(plan: SweepPlan, measured: Sequence[Measured], ids: Sequence[str]) -> 
             None if any(s is None for s in seconds) else round(sum(s for s in seconds if s is not None), 3),
             sum(b.size_bytes for b in m.indexes), int(m.evaluation.meta["counts"]["errors"]),
             ceiling=None if m.ceiling is None else {metric: _mean(m.ceiling.column(metric, ids))
-                                                     for metric in plan.metrics}))
+                                                     for metric in plan.metrics}, rerank_ms=m.rerank_ms))
     return pareto(rows, plan.primary)
 
 

@@ -66,7 +66,8 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 }
 """The options a sweep may set, per retriever: index-time (chunking, title, BM25's analysis and, as
 bm25s scores eagerly, k1/b; the embedder) and query-time (fusion, its weight or k, fetch depth;
-bi-encoder rescoring of the first stage's top hits, ``retrieve.rescore``)."""
+reranking of the first stage's top hits by a bi-encoder, a cross-encoder or a ``python:`` function,
+``retrieve.rescore``)."""
 SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurrency", "budget", "factor",
               "tokenizer")
 DEFAULT_K = (10,)
@@ -237,7 +238,30 @@ def _option(key: str, value: Any, retriever: str, where: str) -> tuple[str, Scal
         value = check_number(value, f"{where}: {key}")
     elif not isinstance(value, (str, int, bool)):
         raise _error(f"{where}: {key} must be a string, number or boolean, got {type(value).__name__}", key)
+    if key in NAMED:
+        _check_named(key, value, where)
     return key, value
+
+
+NAMED = ("rerank", "embedder")
+"""Options whose value names a model: checked when the plan is read, without loading anything."""
+
+
+def _check_named(key: str, value: Scalar, where: str) -> None:
+    from ragauge.retrieve.embedders import check_name
+    from ragauge.retrieve.rescore import reranker_of
+
+    if not isinstance(value, str):
+        raise _error(f"{where}: {key} must be a string, got {value!r}", key,
+                     hint='e.g. rerank = "minilm", "cross-encoder:models/ms-marco-MiniLM-L6" or "python:mod:fn"'
+                     if key == "rerank" else 'e.g. embedder = "minilm", "hash" or "python:mod:fn"')
+    try:
+        if key == "rerank":
+            reranker_of(value)
+        else:
+            check_name(value)
+    except InputError as exc:
+        raise _error(f"{where}: {exc.message}", key, hint=exc.hint) from None
 
 
 def _check_unique(configurations: Sequence[Configuration]) -> None:

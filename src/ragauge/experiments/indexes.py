@@ -48,7 +48,7 @@ class Indexes:
         self._order: list[_Need] = []
         self._open: dict[str, Any] = {}
         self.builds: dict[str, IndexBuild] = {}
-        self._embedders: dict[str, Any] = {}
+        self._embedders: dict[str, Any] = {}  # and the rerankers' models and passage texts
 
     def plan(self, configurations: list[Configuration]) -> list[str]:
         """Check every configuration's spec (InputError naming it) and list the indexes they need."""
@@ -71,8 +71,12 @@ class Indexes:
 
         scheme = spec.split(":", 1)[0]
         if scheme != "dense" and rescore.wants_rescoring(spec):  # the first stage's indexes, then the passages'
-            first, passages, _ = rescore.parts_of(spec)
-            return self._needs_of(first) + self._needs_of(passages)
+            first, rerank = rescore.split(spec)
+            if rerank.kind != "bi-encoder":  # a pair model reads the passages' text, not an index
+                dense.settings_of(rerank.passages)
+                rescore.check_reranker(rerank.kind, rerank.target)
+                return self._needs_of(first)
+            return self._needs_of(first) + self._needs_of(rerank.passages)
         if scheme == "hybrid":
             _, _, lexical, semantic = hybrid.parts_of(spec)
             return self._needs_of(lexical) + self._needs_of(semantic)
@@ -124,7 +128,8 @@ class Indexes:
 
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         if name not in self._embedders:
-            self._embedders[name] = MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER else get_embedder(name)
+            self._embedders[name] = (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
+                                     else get_embedder(name, python=True))
         return self._embedders[name]
 
     def retriever(self, config: Configuration) -> Retriever:
@@ -134,10 +139,25 @@ class Indexes:
         spec = config.spec(self.corpus)
         needs = self._needs[config.name]
         if config.retriever != "dense" and rescore.wants_rescoring(spec):
-            first, _, depth = rescore.parts_of(spec)
-            return rescore.RescoredRetriever(spec, self._first_stage(first, needs[:-1]), self._open_index(needs[-1]),
-                                             depth)
+            first, rerank = rescore.split(spec)
+            if rerank.kind == "bi-encoder":
+                return rescore.RescoredRetriever(spec, self._first_stage(first, needs[:-1]),
+                                                 rescore.BiEncoder(self._open_index(needs[-1])), rerank.depth)
+            return rescore.RescoredRetriever(spec, self._first_stage(first, needs), self._pair_scorer(rerank),
+                                             rerank.depth)
         return self._first_stage(spec, needs)
+
+    def _pair_scorer(self, rerank: Any) -> Any:
+        """A cross-encoder or ``python:`` reranker over the passages' texts; each model and each
+        chunking's texts loaded once for the whole sweep."""
+        from ragauge.retrieve import rescore
+
+        model_key, texts_key = f"{rerank.kind}:{rerank.target}", f"texts:{rerank.passages}"
+        if model_key not in self._embedders:
+            self._embedders[model_key] = rescore.pair_model(rerank.kind, rerank.target)
+        if texts_key not in self._embedders:
+            self._embedders[texts_key] = rescore.passage_texts(rerank.passages)
+        return rescore.OnText(self._embedders[model_key], self._embedders[texts_key])
 
     def _first_stage(self, spec: str, needs: list[_Need]) -> Retriever:
         from ragauge.retrieve import hybrid

@@ -8,7 +8,9 @@ from typing import Any
 
 from ragauge.comparison.result import MetricDelta
 
-SWEEP_VERSION = 1
+SWEEP_VERSION = 2
+READS = (1, 2)
+"""Versions ``SweepResult.from_dict`` reads: 2 added ``rerank_ms`` to a row (absent in 1: None)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,11 @@ class ConfigRow:
     ``dropped``: the successive-halving round (1-based) the configuration was dropped in, or None
     for a configuration measured on every question. A dropped row's ``means``, ``latency_ms`` and
     ``ceiling`` are over the ``sample`` questions it answered, it has no ``deltas`` and is never on
-    the frontier: it is outside the table's tests and the selection."""
+    the frontier: it is outside the table's tests and the selection.
+
+    ``rerank_ms``, for a reranked configuration, is the latency the reranker adds, measured inside the
+    retriever on every question: ``p50`` / ``p95`` of the reranking alone and ``first_p50`` of the
+    first stage alone (``retrieve.rescore.RescoredRetriever.stage_latency``)."""
 
     name: str
     retriever: str
@@ -75,6 +81,7 @@ class ConfigRow:
     ceiling: dict[str, float] | None = None
     dropped: int | None = None
     sample: int | None = None
+    rerank_ms: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "retriever": self.retriever, "options": self.options, "spec": self.spec,
@@ -83,6 +90,7 @@ class ConfigRow:
                 "index_seconds": self.index_seconds, "index_bytes": self.index_bytes, "errors": self.errors,
                 "pareto": self.pareto,
                 "ceiling": None if self.ceiling is None else {m: _num(v) for m, v in self.ceiling.items()},
+                "rerank_ms": self.rerank_ms,
                 **({} if self.dropped is None else {"dropped": self.dropped, "sample": self.sample})}
 
     @classmethod
@@ -95,7 +103,8 @@ class ConfigRow:
                    _opt(d.get("index_seconds")), int(d.get("index_bytes", 0)), int(d.get("errors", 0)),
                    bool(d.get("pareto", False)),
                    None if ceiling is None else {m: _float(v) for m, v in ceiling.items()},
-                   _opt_int(d.get("dropped")), _opt_int(d.get("sample")))
+                   _opt_int(d.get("dropped")), _opt_int(d.get("sample")),
+                   _latencies(d.get("rerank_ms")))
 
 
 @dataclass(frozen=True)
@@ -206,7 +215,7 @@ class SweepResult:
         """The inverse of ``to_dict``; InputError for another version or a malformed file."""
         from ragauge.errors import InputError
 
-        if d.get("ragauge_sweep") != SWEEP_VERSION:
+        if d.get("ragauge_sweep") not in READS:
             raise InputError(f"not a ragauge sweep result (version {d.get('ragauge_sweep')!r})",
                              hint="pass the sweep.json a 'ragauge sweep' wrote")
         try:
@@ -273,6 +282,13 @@ def _float(value: Any) -> float:
     from ragauge.core.numbers import check_number
 
     return math.nan if value is None else check_number(value, "a sweep mean")
+
+
+def _latencies(value: Any) -> dict[str, float] | None:
+    from ragauge.core.numbers import NON_NEGATIVE, check_number
+
+    return None if value is None else {str(k): check_number(v, "a sweep latency", NON_NEGATIVE)
+                                       for k, v in dict(value).items()}
 
 
 def _opt(value: Any) -> float | None:

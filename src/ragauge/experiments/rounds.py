@@ -57,7 +57,8 @@ def measure(setup: Configuration, retriever: Retriever, golden: GoldenSet, run: 
                 f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
         if retriever.depth > plan.fetch and note not in notes:
             notes.append(note)
-    return Measured(setup, retriever.spec, run_file, evaluation, tuple(indexes.index_builds(setup)), ceiling)
+    return Measured(setup, retriever.spec, run_file, evaluation, tuple(indexes.index_builds(setup)), ceiling,
+                    retriever.stage_latency() if isinstance(retriever, RescoredRetriever) else None)
 
 
 def run_all(plan: SweepPlan, golden: GoldenSet, indexes: Indexes, folder: Path, asked: Asked | None,

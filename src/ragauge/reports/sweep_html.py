@@ -22,6 +22,7 @@ from ragauge.reports.sweep import (
     DROPPED_TITLE,
     HOLDOUT_HEADER,
     INDEX_HEADER,
+    RERANK_HEADER,
     dropped_header,
     dropped_rows,
     frontier_points,
@@ -102,7 +103,8 @@ def render_html(r: SweepResult, links: Mapping[str, str] | None = None) -> str:
         legend=legend(r), plot=plot(r), holdout=r.holdout, holdout_header=HOLDOUT_HEADER,
         holdout_rows=holdout_rows(r, text), index_header=INDEX_HEADER, index_rows=index_rows(r, text),
         time_line=time_line(r), notes=list(r.notes), halving=halving_line(r), dropped_title=DROPPED_TITLE,
-        dropped_header=dropped_header(r), dropped=dropped, linked=bool(links), configurations=len(r.rows))
+        dropped_header=dropped_header(r), dropped=dropped, linked=bool(links), configurations=len(r.rows),
+        rerank_header=RERANK_HEADER)
 
 
 def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[str, Path]:

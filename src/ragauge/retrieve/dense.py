@@ -5,8 +5,9 @@ The embedder is ``ragauge.retrieve.minilm.MiniLM``: the model run by ONNX Runtim
 fully offline: nothing is fetched from a model hub.
 
 Options (query string): ``embedder`` (minilm; or ``hash`` / ``hash-N``, the dependency-free lexical
-embedder of ``ragauge.retrieve.embedders``), ``batch_size`` (64, embedding batch), ``title`` (1: embed
-title + text), and chunking: ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars).
+embedder of ``ragauge.retrieve.embedders``; or ``python:module:function``, your own), ``batch_size``
+(64, embedding batch), ``title`` (1: embed title + text), and chunking: ``chunk_size`` /
+``chunk_overlap`` / ``chunk_unit`` (words | chars).
 Passage embeddings are cached on disk under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the
 corpus content, the model and the settings that change them, so a second open of the same corpus embeds
 only the query. An entry records its full key and is used only when that key matches (else rebuilt).
@@ -37,7 +38,7 @@ from ragauge.retrieve.corpus import (
     passage_layout,
     read_documents,
 )
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
+from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, check_name, get_embedder
 from ragauge.retrieve.minilm import MODEL_ID, MODEL_NAME, WEIGHTS, MiniLM, minilm_embedder, normalize
 
 __all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "embedder_identity",
@@ -78,7 +79,7 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
         raise InputError(f"bad dense option in {spec!r}: {exc}") from None
     if settings["batch_size"] < 1:
         raise InputError(f"batch_size must be a positive number in {spec!r}")
-    name = canonical_name(options.get("embedder", DEFAULT_EMBEDDER))
+    name = check_name(options.get("embedder", DEFAULT_EMBEDDER))
     if name != DEFAULT_EMBEDDER:  # the default stays out of the settings, so older run files still resume
         settings["embedder"] = name
     return settings
@@ -107,7 +108,7 @@ class DenseRetriever:
         self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         self.embedder: Any = embedder or (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
-                                          else get_embedder(name))
+                                          else get_embedder(name, python=True))
         self.corpus_hash = corpus_fingerprint(path)
         if name == DEFAULT_EMBEDDER:  # the key of the bundled model, as every earlier cache entry holds it
             model: dict[str, Any] = {"model": MODEL_ID, "weights": WEIGHTS,
@@ -118,7 +119,9 @@ class DenseRetriever:
                                  "title": settings["title"], **self.chunking.describe()})
         self.cache_path = (cache or cache_dir()) / "dense" / self.key.split(":")[1][:32]
         self.build_seconds: float | None = None
-        loaded = self._load_cache()
+        # an embedder whose identity is unknown (a python: function without a source file) is never cached
+        self.cacheable = bool(getattr(self.embedder, "cacheable", True))
+        loaded = self._load_cache() if self.cacheable else None
         self.cached = loaded is not None
         if loaded is None:
             loaded = self._build()
@@ -156,7 +159,8 @@ class DenseRetriever:
         chunk_ids = [p.chunk_id for p in passages]
         layout = [(p.length, p.start, p.end) for p in passages]
         self.build_seconds = time.perf_counter() - start
-        self._save_cache(matrix, doc_ids, chunk_ids, layout)
+        if self.cacheable:
+            self._save_cache(matrix, doc_ids, chunk_ids, layout)
         return matrix, doc_ids, chunk_ids, layout
 
     def _save_cache(self, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None],

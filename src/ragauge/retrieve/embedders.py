@@ -15,6 +15,10 @@ retriever spec asks for, so an index and its queries are embedded the same way.
   unrelated), it has no IDF, and unrelated words can collide in one dimension (fewer with more
   dimensions). Good for tests and as a bag-of-words baseline; on SciFact its nDCG@10 is 0.41
   (hash-256: 0.30, hash-1024: 0.47) where BM25 gets 0.69.
+- ``python:module:function``: your own ``function(texts) -> (len(texts), dim) array``, rows scaled
+  to unit norm by ragauge; its identity includes a hash of its source file
+  (``ragauge.retrieve.python_models`` states the contract). Only where vectors are keyed by that
+  identity (``dense:``, ``hybrid:``, ``rerank=``): see ``get_embedder``.
 """
 
 from __future__ import annotations
@@ -106,25 +110,52 @@ def _minilm() -> Embedder:
 
 
 def embedder_names() -> list[str]:
-    """The built-in names (``hash-N`` is accepted for any N >= 2)."""
+    """The built-in names (``hash-N`` is accepted for any N >= 2, and ``python:module:function``)."""
     return ["minilm", "hash"]
 
 
 def canonical_name(name: str) -> str:
-    """The registry name for ``name`` (case and aliases folded): what a table records."""
+    """The registry name for ``name`` (case and aliases folded; a ``python:`` target kept as
+    written): what a table records."""
+    if name.strip().startswith("python:"):
+        return name.strip()
     key = name.strip().lower()
     if key in ("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"):
         return "minilm"
     return "hash" if key == f"hash-{HASH_DIM}" else key
 
 
-def get_embedder(name: str) -> Embedder:
-    """The embedder called ``name``: "minilm", "hash" or "hash-N" (N dimensions)."""
+def check_name(name: str) -> str:
+    """The canonical form of an embedder name, checked without loading anything (InputError for
+    an unknown name or a malformed ``python:`` target)."""
     key = canonical_name(name)
+    if key.startswith("python:"):
+        module, colon, function = key[len("python:"):].rpartition(":")
+        if not colon or not module or not function:
+            raise InputError(f"embedder {name!r} must look like python:module:function",
+                             hint="e.g. embedder=python:myapp.embed:embed_texts")
+        return key
+    if key in ("minilm", "hash") or (key.startswith("hash-") and key[5:].isdigit()):
+        return key
+    raise InputError(f"unknown embedder {name!r}",
+                     hint="use one of: minilm, hash, hash-N (e.g. hash-512), python:module:function")
+
+
+def get_embedder(name: str, *, python: bool = False) -> Embedder:
+    """The embedder called ``name``: "minilm", "hash", "hash-N" (N dimensions) or, with ``python``,
+    "python:module:function" (imported and probed now). ``python`` is for callers whose stored
+    vectors are keyed by the embedder's full identity (the ``dense:`` cache, which holds a hash of the
+    function's source): a store records only the name, so a changed function would be queried against
+    vectors it no longer makes, and is refused."""
+    key = check_name(name)
     if key == "minilm":
         return _minilm()
-    if key == "hash":
-        return HashEmbedder()
-    if key.startswith("hash-") and key[5:].isdigit():
-        return HashEmbedder(int(key[5:]))
-    raise InputError(f"unknown embedder {name!r}", hint="use one of: minilm, hash, hash-N (e.g. hash-512)")
+    if key.startswith("python:") and not python:
+        raise InputError(f"the embedder {name!r} is a python: function, which dense:, hybrid: and rerank= take "
+                         "but a vector store cannot: it records the embedder's name only, not its code",
+                         hint="use minilm or hash-N with a store, or dense:CORPUS?embedder=python:...")
+    if key.startswith("python:"):
+        from ragauge.retrieve.python_models import PythonEmbedder
+
+        return PythonEmbedder(key)
+    return HashEmbedder(int(key[5:])) if key.startswith("hash-") else HashEmbedder()
