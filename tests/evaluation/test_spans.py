@@ -116,7 +116,8 @@ def test_quote_labels_follow_the_chunk_that_holds_them(tmp_path: Path) -> None:
     ev = evaluate_run(golden, outside, metrics=["hit@1", "mrr", "judged@2"], corpus=corpus)
     assert ev.summary == {"hit@1": 0.0, "mrr": 0.5, "judged@2": 1.0}
     assert [r.doc_id for r in ev.queries[0].top] == ["kb" + OUTSIDE, "kb"]
-    assert ev.meta["spans"] == {"labels": 1, "checked": True, "relocated": [], "stale": [], "unjudgeable": []}
+    assert ev.meta["spans"] == {"labels": 1, "checked": True, "relocated": [], "stale": [], "unjudgeable": [],
+                                "whole_hits": 0}
     whole = evaluate_run(golden, {"q": ["other", "kb"]}, metrics=["mrr"], corpus=corpus)  # no offsets, no chunk id
     assert whole.summary == {"mrr": 0.5}
 
@@ -214,3 +215,11 @@ def test_a_span_graded_0_marks_a_passage_that_does_not_answer(tmp_path: Path) ->
     ev = evaluate_run(golden, first, metrics=["hit@1", "mrr"], corpus=corpus)
     assert ev.summary == {"hit@1": 0.0, "mrr": 0.5}
     assert ev.queries[0].relevant == {"kb": 2}
+
+
+def test_hits_without_offsets_taken_whole_are_said_loudly(tmp_path: Path) -> None:
+    corpus = corpus_file(tmp_path, {"kb": TEXT, "other": "unrelated words"})
+    golden = golden_file(tmp_path, [{"id": "q", "query": "a", "relevant": [{"doc": "kb", "quote": "restart"}]}])
+    ev = evaluate_run(golden, {"q": ["other", "kb"]}, metrics=["mrr"], corpus=corpus)
+    assert ev.summary == {"mrr": 0.5} and ev.meta["spans"]["whole_hits"] == 1
+    assert any(w.startswith("NOTE: 1 hit(s) of span-labelled documents carry no offsets") for w in ev.warnings)

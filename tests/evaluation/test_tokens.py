@@ -85,7 +85,13 @@ def test_the_budget_counts_tokens_of_the_text_each_hit_covers(tmp_path_factory: 
         total += n
         taken.append(h["doc_id"])
     assert got.summary[f"hit@{budget}t"] == float("a" in taken)
-    assert got.meta["contract"]["budget"] == name
+    assert got.meta["contract"]["budget"] == counter.name == f"hf:tokenizer.json@sha256:{digest(tokenizer_json)}"
+
+
+def digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 def test_the_contract_names_the_unit_and_compare_tells_them_apart(tmp_path: Path) -> None:
@@ -98,6 +104,8 @@ def test_the_contract_names_the_unit_and_compare_tells_them_apart(tmp_path: Path
     assert words.summary == {"hit@6t": 1.0} and pieces.summary == {"hit@6t": 0.0}
     assert "budget" not in words.meta["contract"]  # words: files written before the field read the same
     assert contract_differences(words.meta["contract"], pieces.meta["contract"]) == ["budget"]
+    plain = evaluate_run(golden, run, metrics=["hit@1"], corpus=corpus)  # no budget: nothing to tell apart
+    assert contract_differences(plain.meta["contract"], pieces.meta["contract"]) == []
     (tmp_path / "run.jsonl").write_text("".join(json.dumps({"id": q, "hits": h}) + "\n" for q, h in run.items()))
     result = CliRunner().invoke(cli, ["eval", str(golden), "--run", str(tmp_path / "run.jsonl"), "--metrics", "hit@6t",
                                       "--corpus", str(corpus), "--tokenizer", "minilm"])
@@ -109,6 +117,11 @@ def test_the_contract_names_the_unit_and_compare_tells_them_apart(tmp_path: Path
 
 def test_refusals(tmp_path: Path, tokenizer_json: Path) -> None:
     corpus, golden = files(tmp_path)
+    with pytest.raises(InputError, match="unknown tokenizer 'bogus'"):  # even with nothing to count
+        evaluate_run(golden, {"q": ["a"]}, metrics=["hit@1"], tokenizer="bogus")
+    with pytest.raises(InputError, match="past the document's 17"):  # another version of the corpus
+        evaluate_run(golden, {"q": [{"doc_id": "b", "chunk_id": "b#9", "start": 5, "end": 900}]}, metrics=["hit@5t"],
+                     tokenizer="minilm", corpus=corpus)
     chunk = {"q": [{"doc_id": "a", "chunk_id": "a#0"}]}
     with pytest.raises(InputError, match="need the hits' texts"):
         evaluate_run(golden, chunk, metrics=["hit@5t"], tokenizer="minilm")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.cli.options import parse_ks, unjudged_option, write_output
+from ragauge.cli.options import parse_ks, texts_options, unjudged_option, write_output
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
+@texts_options
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics: str | None, fetch: int | None,
-                    doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                    allow_different_golden: bool, alpha: float, fmt: str, output: Path | None) -> None:
+                    doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, corpus: Path | None,
+                    tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
+                    output: Path | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
     For each metric: both means, the difference with its 95% interval and p-value from a paired
@@ -50,5 +52,5 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
 
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
-                     unjudged=unjudged)
+                     unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)
     write_output(render_comparison(result, fmt), output)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragauge.cli.options import unjudged_option, write_output
+from ragauge.cli.options import texts_options, unjudged_option, write_output
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -28,6 +28,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),
+        texts_options,
     ]):
         f = option(f)
     return f
@@ -63,7 +64,7 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 fmt: str, output: Path | None) -> None:
+                 corpus: Path | None, tokenizer: str | None, fmt: str, output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -80,7 +81,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                  unjudged=unjudged)
+                  unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
@@ -103,8 +104,8 @@ def baseline_group() -> None:
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
-                            doc_id_pattern: str | None, unjudged: Unjudged, reason: str | None,
-                            accept_drop: bool) -> None:
+                            doc_id_pattern: str | None, unjudged: Unjudged, corpus: Path | None,
+                            tokenizer: str | None, reason: str | None, accept_drop: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
@@ -120,7 +121,8 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
-                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged)
+                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus,
+                             tokenizer=tokenizer)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",

@@ -42,6 +42,16 @@ def write_output(text: str, output: Path | None) -> None:
     atomic_write(output, text)
 
 
+def texts_options(f: FC) -> FC:
+    """``--corpus`` and ``--tokenizer`` for commands that score runs: the texts span labels and
+    tokenizer-counted budgets read (as ``ragauge eval`` takes them)."""
+    f = click.option("--tokenizer", help="Count token budgets (recall@2000t) in this tokenizer's tokens of each hit's "
+                                         "text in --corpus: minilm, or hf:PATH (a tokenizer.json); default: words.")(f)
+    return click.option("--corpus", type=click.Path(path_type=Path),
+                        help="The corpus the runs were retrieved from: quoted span labels resolve in its texts, "
+                             "--tokenizer counts them.")(f)
+
+
 def unjudged_option() -> Callable[[FC], FC]:
     """``--unjudged``: how a document the golden set does not label counts (part of the contract;
     the choices are ``metrics.judged.UNJUDGED``, not imported here to keep ``--help`` light)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ragauge.cli.options import parse_ks, write_output
+from ragauge.cli.options import parse_ks, texts_options, write_output
 
 
 @click.command("power")
@@ -23,11 +23,13 @@ from ragauge.cli.options import parse_ks, write_output
 @click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
+@texts_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | None, effect: float | None,
                   alpha: float, target_power: float, correlation: float, fetch: int | None, doc_id_sep: str | None,
-                  doc_id_pattern: str | None, fmt: str, output: Path | None) -> None:
+                  doc_id_pattern: str | None, corpus: Path | None, tokenizer: str | None, fmt: str,
+                  output: Path | None) -> None:
     """How small a change the golden set can detect, overall and per tag.
 
     For each metric: the minimum detectable effect (MDE) at the given power in a two-sided
@@ -48,5 +50,5 @@ def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | 
         raise InputError(f"--run takes one or two runs, got {len(runs)}", hint="--run BASE [--run NEW]")
     report = power(golden, runs[0], new=runs[1] if len(runs) == 2 else None, metrics=metrics, k=parse_ks(ks),
                    effect=effect, alpha=alpha, target_power=target_power, correlation=correlation, fetch=fetch,
-                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
     write_output(render_power(report, fmt), output)

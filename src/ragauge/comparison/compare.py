@@ -96,12 +96,15 @@ def compare(
     allow_different_golden: bool = False,
     alpha: float = 0.05,
     unjudged: Unjudged = "non-relevant",
+    corpus: str | Path | None = None,
+    tokenizer: str | None = None,
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
     ``base`` and ``new`` are evaluations, saved results (``ragauge eval --format json``), or runs
     (files, Run objects or ``{qid: [doc]}`` data) scored here against ``golden`` with the
-    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule, ``unjudged``). Only questions
+    evaluation options (``metrics``, ``k``, ``fetch``, doc-id rule, ``unjudged``, ``corpus`` and
+    ``tokenizer`` for span labels and tokenizer-counted budgets). Only questions
     answerable in both are paired. For each metric, overall and per tag: means, difference, the paired test chosen
     for its values (``stats.paired``: paired t, or McNemar with Tango's interval for 0/1 values)
     with its 95% interval and p-value, the Holm-adjusted p-value over all metric x tag tests,
@@ -113,7 +116,8 @@ def compare(
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
-    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged)
+    options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged, corpus=corpus,
+                          tokenizer=tokenizer)
     base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
     notes = _check_comparable(base, new, allow_different_golden)
     names = names_given or [m for m in base.metrics if m in new.metrics]

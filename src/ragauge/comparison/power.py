@@ -110,9 +110,11 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
 def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | str | None = None,
           k: int | Sequence[int] = 5, effect: float | None = None, alpha: float = 0.05,
           target_power: float = DEFAULT_POWER, correlation: float = DEFAULT_CORRELATION, fetch: int | None = None,
-          doc_id_sep: str | None = None, doc_id_pattern: str | None = None) -> PowerReport:
+          doc_id_sep: str | None = None, doc_id_pattern: str | None = None, corpus: Any = None,
+          tokenizer: str | None = None) -> PowerReport:
     """Evaluate ``run`` (and ``new``, a second run, when given) on ``golden`` and return what the
-    golden set can detect for each metric: ``power_of`` (``ragauge power``)."""
+    golden set can detect for each metric: ``power_of`` (``ragauge power``); ``corpus`` and
+    ``tokenizer`` as in ``evaluate_run``."""
     from ragauge.evaluation.evaluate import score_run
     from ragauge.evaluation.options import EvalOptions
     from ragauge.formats.golden import as_golden
@@ -120,7 +122,7 @@ def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | st
     from ragauge.metrics.spec import parse_metrics
 
     names = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
-    options = EvalOptions(names, k, fetch, doc_id_sep, doc_id_pattern)
+    options = EvalOptions(names, k, fetch, doc_id_sep, doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
     gold = as_golden(golden)
     base = score_run(gold, as_run(run), options)
     other = score_run(gold, as_run(new), options) if new is not None else None

@@ -414,4 +414,4 @@ def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, ret
         return report
     from ragauge.comparison.power import power
 
-    return replace(report, power=power(golden, run, k=k).to_dict())
+    return replace(report, power=power(golden, run, k=k, corpus=corpus).to_dict())

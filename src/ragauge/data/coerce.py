@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragauge.data.run import Hit
+from ragauge.data.run import Hit, parse_extent
 from ragauge.errors import InputError
 
 _HINT = ("return doc-id strings, (doc_id, score) pairs, dicts with 'doc_id'/'chunk_id'/'score', or objects "
@@ -25,7 +25,8 @@ def _score(value: Any) -> float | None:
 
 def coerce_hit(item: Any, doc_id_key: str | None = None, score: Any = None) -> Hit:
     """One hit from a string, a mapping, a ``(hit, score)`` pair, or a framework object (LangChain
-    ``Document`` with ``metadata``, LlamaIndex ``NodeWithScore`` with ``node.metadata``)."""
+    ``Document`` with ``metadata``, LlamaIndex ``NodeWithScore`` with ``node.metadata``). A mapping's
+    ``length``, ``start`` and ``end`` are kept, checked as a run file's are."""
     if isinstance(item, Hit):
         return item
     if isinstance(item, str):
@@ -36,7 +37,8 @@ def coerce_hit(item: Any, doc_id_key: str | None = None, score: Any = None) -> H
         doc = item.get(doc_id_key) if doc_id_key else item.get("doc_id", item.get("id"))
         if doc is None and doc_id_key and isinstance(item.get("metadata"), Mapping):
             doc = item["metadata"].get(doc_id_key)
-        hit = Hit(_id(doc), _id(item.get("chunk_id")), _score(item.get("score", score)))
+        hit = Hit(_id(doc), _id(item.get("chunk_id")), _score(item.get("score", score)),
+                  *parse_extent(item, "a hit the retriever returned"))
     else:
         node = getattr(item, "node", None)
         meta = getattr(item, "metadata", None) or getattr(node, "metadata", None) or {}

@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any
 
 from ragauge.core.hashing import content_hash
+from ragauge.core.jsonl import dumps as json_key
 from ragauge.core.numbers import GRADE, check_number
 from ragauge.data.relevance import is_relevant
 from ragauge.data.spans import SPAN_HINT, Span, parse_label
@@ -92,7 +93,8 @@ class GoldenSet:
         """Hash of ids, questions, graded relevant ids and tags; order and extra fields excluded."""
         payload = sorted(
             [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)]
-            + ([sorted((d, [s.to_dict(d) for s in spans]) for d, spans in q.spans.items())] if q.spans else [])
+            + ([sorted((d, sorted(json_key(s.to_dict(d)) for s in spans)) for d, spans in q.spans.items())]
+               if q.spans else [])
             for q in self.queries
         )
         return content_hash({"golden": FORMAT_VERSION, "queries": payload})

@@ -220,7 +220,7 @@ def parse_hit(item: Any, loc: str) -> Hit:
     if isinstance(item, str):
         return Hit(item)
     if isinstance(item, Mapping):
-        doc, chunk, score, length = item.get("doc_id"), item.get("chunk_id"), item.get("score"), item.get("length")
+        doc, chunk, score = item.get("doc_id"), item.get("chunk_id"), item.get("score")
         if doc is None and chunk is None:
             raise InputError("a hit has neither 'doc_id' nor 'chunk_id'", where=loc,
                              hint='write hits as "doc-id" or {"doc_id": ..., "chunk_id": ..., "score": ...}')
@@ -229,18 +229,24 @@ def parse_hit(item: Any, loc: str) -> Hit:
                 raise InputError(f"hit '{name}' must be a string, got {value!r}", where=loc)
         if score is not None:
             score = check_number(score, "hit 'score'", where=loc)
-        if length is not None:
-            length = int(check_number(length, "hit 'length' (words)", WHOLE, where=loc))
-        start, end = item.get("start"), item.get("end")
-        if (start is None) != (end is None):
-            raise InputError(f"a hit has '{'start' if end is None else 'end'}' without "
-                             f"'{'end' if end is None else 'start'}'", where=loc,
-                             hint="give both: the chunk's characters [start, end) in its document's text")
-        if start is not None:
-            start = int(check_number(start, "hit 'start'", WHOLE, where=loc))
-            end = int(check_number(end, "hit 'end'", WHOLE, where=loc))
-            if end < start:
-                raise InputError(f"a hit ends at {end}, before its start {start}", where=loc,
-                                 hint="end is exclusive: characters [start, end) of the document text")
-        return Hit(doc, chunk, score, length, start, end)
+        return Hit(doc, chunk, score, *parse_extent(item, loc))
     raise InputError(f"a hit must be a string or an object, got {type(item).__name__}", where=loc)
+
+
+def parse_extent(item: Mapping[str, Any], loc: str) -> tuple[int | None, int | None, int | None]:
+    """A hit object's ``length`` (words), ``start`` and ``end`` (its characters in the document),
+    each checked (InputError naming ``loc``); None for what it does not give."""
+    length, start, end = item.get("length"), item.get("start"), item.get("end")
+    if length is not None:
+        length = int(check_number(length, "hit 'length' (words)", WHOLE, where=loc))
+    if (start is None) != (end is None):
+        raise InputError(f"a hit has '{'start' if end is None else 'end'}' without "
+                         f"'{'end' if end is None else 'start'}'", where=loc,
+                         hint="give both: the chunk's characters [start, end) in its document's text")
+    if start is not None:
+        start = int(check_number(start, "hit 'start'", WHOLE, where=loc))
+        end = int(check_number(end, "hit 'end'", WHOLE, where=loc))
+        if end < start:
+            raise InputError(f"a hit ends at {end}, before its start {start}", where=loc,
+                             hint="end is exclusive: characters [start, end) of the document text")
+    return length, start, end

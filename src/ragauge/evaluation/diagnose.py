@@ -16,6 +16,7 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.ids import SECTION_SEP, chunk_parent, is_chunk_id, section_parent
 from ragauge.data.relevance import is_relevant
 from ragauge.errors import InputError
+from ragauge.evaluation.spans import OUTSIDE
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -87,6 +88,12 @@ def explain_zeros(golden: GoldenSet, run: Run, docs: pa.Array, *, any_relevant_r
         warnings.append(f"{LOUD}the run returned no document for any question, so every metric is 0")
         return warnings
     judged_set = set(judged)
+    passages = sorted(d for d in returned if d.endswith(OUTSIDE) and d[:-len(OUTSIDE)] in judged_set)
+    if passages:
+        warnings.append(f"{LOUD}no retrieved chunk holds a labelled span, though {len(passages)} relevant document(s) "
+                        f"came back (e.g. {_examples(passages)}): the documents are found, the passages that answer "
+                        f"are not; see the wrong-passage pattern")
+        return warnings
     sections = [d for d in judged_set if section_parent(d) in returned]
     if sections:
         warnings.append(

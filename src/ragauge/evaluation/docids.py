@@ -22,6 +22,12 @@ def doc_id_rule(sep: str | None = None, pattern: str | None = None) -> str:
     return "doc id as given by each hit"
 
 
+def chunk_column(run: Run, sep: str | None = None, pattern: str | None = None) -> pa.Array:
+    """The chunk id in effect per hit row: the run's own, or, when a rule is given, a TREC run's
+    docnos (which :func:`resolve_doc_ids` then reads as chunk ids)."""
+    return run.doc_id if run.format == "trec" and (sep or pattern) else run.chunk_id
+
+
 def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None) -> pa.Array:
     """One document id per hit row.
 

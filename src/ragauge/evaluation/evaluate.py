@@ -17,7 +17,7 @@ from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
-from ragauge.evaluation.docids import doc_id_rule, resolve_doc_ids
+from ragauge.evaluation.docids import chunk_column, doc_id_rule, resolve_doc_ids
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.options import (
@@ -31,11 +31,11 @@ from ragauge.evaluation.options import (
 )
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
-from ragauge.evaluation.spans import document_texts, has_spans, match_spans, resolve_spans, span_warnings
+from ragauge.evaluation.spans import has_spans, match_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
-from ragauge.evaluation.tokens import WORDS, hit_tokens, open_tokenizer
-from ragauge.formats.corpus import corpus_texts
+from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, hit_tokens, open_tokenizer
+from ragauge.formats.corpus import read_corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.budget import budget_cutoffs
@@ -130,8 +130,8 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
                              mixed=True)
     options.specs()
     refuse_unscorable(golden, run)
-    if options.corpus is not None and not isinstance(options.corpus, Mapping):
-        options = replace(options, corpus=corpus_texts(options.corpus))  # read once for both halves
+    if options.corpus is not None:
+        options = replace(options, corpus=read_corpus_texts(options.corpus))  # read once for both halves
     main = _score(real, run, options, golden, MEAN_OVER_REAL)
     side = _score(apart, run, options, golden, MEAN_OVER_REAL)
     sources = {REAL: source_means(main.queries, main.metrics), SYNTHETIC: source_means(side.queries, side.metrics)}
@@ -160,26 +160,30 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     fetch = options.checked_fetch()
     on_error = options.checked_on_error()
     unjudged = options.checked_unjudged()
-    if golden is whole:
+    entire = golden is whole  # not a synthetic or real half
+    if entire:
         refuse_unscorable(golden, run)
     full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
-    texts = Texts(corpus_texts(options.corpus)) if options.corpus is not None else None
+    corpus = None if options.corpus is None else read_corpus_texts(options.corpus)
+    texts = Texts(dict(corpus.indexed)) if corpus is not None else None
     known = options.known_documents if options.known_documents is not None or texts is None else set(texts.ids())
     drift: dict[str, Any] | None = None
     if known is not None:
         golden, drift = drop_stale(golden, known)
+    if isinstance(options.tokenizer, str):
+        check_tokenizer_name(options.tokenizer)  # a wrong name is an error even with nothing to count
     asked = options.tokenizer if any(s.budget is not None for s in specs) else None
     tokenizer = None if asked is None else open_tokenizer(asked)
     counted = tokenizer is not None and tokenizer.name != WORDS
     if tokenizer is not None and counted and options.corpus is None:
         raise InputError(f"token budgets counted by the tokenizer {tokenizer.name!r} need the hits' texts",
                          hint="pass the corpus the run was retrieved from (--corpus PATH), or count budgets in words")
-    raw = document_texts(options.corpus) if options.corpus is not None and (counted or has_spans(golden)) else None
+    raw = corpus.plain if corpus is not None else None
     resolved = None
     if has_spans(golden):
         resolved = resolve_spans(golden, raw)
         golden = resolved.golden
-        if not len(golden):
+        if not len(golden) and entire:  # an empty half alone is not an error
             raise InputError("every question's span labels are stale: the corpus text no longer holds them",
                              where=golden.source, hint="check them with ragauge golden validate GOLDEN --corpus PATH")
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
@@ -187,9 +191,12 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
     run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
     named = docs = resolve_doc_ids(run, options.doc_id_sep, options.doc_id_pattern)
+    chunks = chunk_column(run, options.doc_id_sep, options.doc_id_pattern)
     outside: list[tuple[str, str]] = []
     if resolved is not None:
-        docs, outside = match_spans(resolved, run, named)
+        matched = match_spans(resolved, run, named, chunks)
+        docs, outside = matched.docs, matched.outside
+        resolved.report["whole_hits"] = matched.whole
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
     rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden, outside),
@@ -198,11 +205,13 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     lengths = run.length
     if counted and raw is not None and tokenizer is not None:
         kept = [run.rows_of(q.id, fetch) for q in golden]
-        lengths = hit_tokens(run, np.concatenate(kept) if kept else np.zeros(0, np.int64), named, raw, tokenizer)
+        lengths = hit_tokens(run, np.concatenate(kept) if kept else np.zeros(0, np.int64), named, chunks, raw,
+                             tokenizer)
     budgets = _budget_cutoffs(golden, run, docs, lengths, specs, fetch, unjudged)
     values = compute(rankings, specs, unjudged=unjudged, budgets=budgets)
     names = [str(s) for s in specs]
-    rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
+    rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k,
+                 outside)
 
     def crowd(q: QueryScore) -> dict[str, Any] | None:
         if not q.folded:  # without folded hits no document holds two of them
@@ -291,9 +300,11 @@ def _judgements(golden: GoldenSet, not_relevant: Sequence[tuple[str, str]] = ())
 
 
 def _rows(golden: GoldenSet, run: Run, docs: pa.Array, rankings: Rankings, info: BuildInfo,
-          values: dict[str, np.ndarray], drift: dict[str, Any] | None, max_k: int | None) -> _Rows:
+          values: dict[str, np.ndarray], drift: dict[str, Any] | None, max_k: int | None,
+          outside: Sequence[tuple[str, str]] = ()) -> _Rows:
     """One QueryScore per answerable question (golden order), the no-answer section, and the ids
-    missing from the run or left with fewer than ``max_k`` documents."""
+    missing from the run or left with fewer than ``max_k`` documents; ``outside`` are the (question,
+    id) pairs of chunks outside a labelled span, shown judged 0."""
     out = _Rows([], [], [], [])
     answerable = rankings.num_rel > 0
     lengths = rankings.lengths
@@ -301,9 +312,12 @@ def _rows(golden: GoldenSet, run: Run, docs: pa.Array, rankings: Rankings, info:
     shown_scores = [None if sc != sc else sc for sc in run.score[info.top_rows].tolist()]  # NaN: no score
     top_offsets = info.top_offsets.tolist()
     unjudgeable = set(drift["unjudgeable"]) if drift else set()
+    judged_out: dict[str, list[str]] = {}
+    for qid, doc in outside:
+        judged_out.setdefault(qid, []).append(doc)
     for i, item in enumerate(golden):
         a, b = top_offsets[i], top_offsets[i + 1]
-        grades = {doc: float(g) for doc, g in item.relevant.items()}
+        grades = {doc: float(g) for doc, g in item.relevant.items()} | {o: 0.0 for o in judged_out.get(item.id, ())}
         top = tuple(map(Returned, shown_docs[a:b], range(1, b - a + 1), map(grades.get, shown_docs[a:b]),
                         shown_scores[a:b]))
         error = run.errors.get(item.id)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ragauge.data.ids import SECTION_SEP, section_parent
 from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.patterns import CROWD_MIN, CROWD_SHARE, OVERLAP_GAP, PATTERNS, Assessment, Failure
+from ragauge.evaluation.spans import OUTSIDE
 from ragauge.evaluation.text import Texts, identifiers, occurs
 
 if TYPE_CHECKING:
@@ -74,6 +75,9 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
             siblings = [r.doc_id for r in top if not r.relevant and _document(r.doc_id) in documents]
             if siblings:
                 found["wrong-section"] = {"ids": siblings}
+        passages = [r.doc_id for r in top if r.doc_id.endswith(OUTSIDE) and r.doc_id[:-len(OUTSIDE)] in answers]
+        if passages:
+            found["wrong-passage"] = {"ids": passages}
         if crowd:
             found["crowded-out"] = dict(crowd)
         if texts is not None:

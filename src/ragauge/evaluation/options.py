@@ -11,6 +11,7 @@ from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
 from ragauge.evaluation.tokens import WORDS, Tokenizer
+from ragauge.formats.corpus import CorpusTexts
 from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
 
@@ -45,7 +46,7 @@ class EvalOptions:
     on_error: OnError = "zero"
     known_documents: Set[str] | None = None
     unjudged: Unjudged = "non-relevant"
-    corpus: str | Path | Mapping[str, str] | None = None
+    corpus: str | Path | Mapping[str, str] | CorpusTexts | None = None
     mix_synthetic: bool = False
     tokenizer: str | Tokenizer | None = None
 
@@ -111,5 +112,16 @@ def contract_value(contract: dict[str, Any], key: str) -> Any:
 
 
 def contract_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """The comparable contract fields on which two stored contracts differ."""
-    return [key for key in Contract.COMPARABLE if contract_value(a, key) != contract_value(b, key)]
+    """The comparable contract fields on which two stored contracts differ (what a token budget
+    counts matters only when both hold a budget metric)."""
+    keys = [k for k in Contract.COMPARABLE if k != "budget" or (_has_budget(a) and _has_budget(b))]
+    return [key for key in keys if contract_value(a, key) != contract_value(b, key)]
+
+
+def _has_budget(contract: dict[str, Any]) -> bool:
+    from ragauge.metrics.spec import parse_metric
+
+    try:
+        return any(parse_metric(str(m)).budget is not None for m in contract.get("metrics", []))
+    except InputError:  # a metric this version does not know: compare the field
+        return True

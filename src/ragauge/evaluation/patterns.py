@@ -51,6 +51,10 @@ PATTERNS: dict[str, Pattern] = {p.name: p for p in (
             "document)",
             "label at document level or the section that holds the answer, or chunk so the answer stays in one "
             "section"),
+    Pattern("wrong-passage", "right document, wrong passage",
+            "with span labels: a chunk of a relevant document is in the top k but holds none of its labelled spans "
+            "(shown as 'DOC (outside the labelled span)')",
+            "chunk so the answer stays whole in one chunk (larger chunks, more overlap), or rerank the chunks"),
     Pattern("crowded-out", "crowded out by one document",
             f"one non-relevant document holds at least {CROWD_SHARE:.0%} (and at least {CROWD_MIN}) of the raw hits "
             f"behind the top k: the hits up to the k-th distinct document, or all fetched hits when fewer came back",

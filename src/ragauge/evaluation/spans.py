@@ -33,6 +33,7 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.data.spans import Span
 from ragauge.errors import InputError, where
+from ragauge.formats.corpus import CorpusTexts
 
 OUTSIDE = " (outside the labelled span)"
 """Appended to a document id for its hits that overlap none of its spans."""
@@ -47,20 +48,30 @@ class Resolved:
     golden: GoldenSet
     places: Mapping[tuple[str, str], Places]
     report: dict[str, Any]
+    lengths: Mapping[str, int] | None = None
+    """The text length of each span-labelled document, when the corpus was given."""
+
+
+@dataclass(frozen=True)
+class Matched:
+    """The run's document column after matching, the (question, id) pairs to judge not relevant,
+    and how many hits of span-labelled documents were taken whole (no offsets, no chunk id)."""
+
+    docs: Any
+    outside: list[tuple[str, str]]
+    whole: int = 0
 
 
 def has_spans(golden: GoldenSet) -> bool:
     return any(q.spans for q in golden)
 
 
-def document_texts(corpus: str | Path | Mapping[str, str]) -> dict[str, str]:
+def document_texts(corpus: str | Path | Mapping[str, str] | CorpusTexts) -> Mapping[str, str]:
     """``{doc_id: text}`` that span offsets count in: each document's text, title excluded (a
     mapping is taken as those texts)."""
-    from ragauge.formats.corpus import corpus_texts, read_documents
+    from ragauge.formats.corpus import read_corpus_texts
 
-    if isinstance(corpus, Mapping):
-        return corpus_texts(corpus)
-    return {doc_id: text for doc_id, _title, text in read_documents(corpus)}
+    return read_corpus_texts(corpus).plain
 
 
 def quote_places(quote: str, text: str) -> Places:
@@ -80,10 +91,12 @@ def place_span(span: Span, text: str | None, loc: str | None = None) -> tuple[Pl
         return ((span.start, int(span.end or 0)),), None, False
     if span.start is not None and span.end is not None:
         if span.end > len(text):
-            return (), f"runs to character {span.end}, past the text's {len(text)}", False
-        at = ((span.start, span.end),)
-        if span.quote is None or quote_places(span.quote, text[span.start:span.end]) == ((0, span.end - span.start),):
-            return at, None, False
+            if span.quote is None:
+                return (), f"runs to character {span.end}, past the text's {len(text)}", False
+        else:
+            at = ((span.start, span.end),)
+            if span.quote is None or quote_places(span.quote, text[span.start:span.end]) == ((0, at[0][1] - at[0][0]),):
+                return at, None, False
     places = quote_places(str(span.quote), text)
     if not places:
         return (), "quote not found in the text", False
@@ -139,7 +152,8 @@ def resolve_spans(golden: GoldenSet, texts: Mapping[str, str] | None) -> Resolve
         kept.append(replace(q, relevant=relevant))
     report = {"labels": labels, "checked": texts is not None, "relocated": relocated, "stale": stale,
               "unjudgeable": unjudgeable}
-    return Resolved(GoldenSet(tuple(kept), golden.source), places, report)
+    lengths = None if texts is None else {doc: len(texts[doc]) for _q, doc in places if doc in texts}
+    return Resolved(GoldenSet(tuple(kept), golden.source), places, report, lengths)
 
 
 def span_warnings(report: Mapping[str, Any]) -> list[str]:
@@ -158,6 +172,10 @@ def span_warnings(report: Mapping[str, Any]) -> list[str]:
     if report["relocated"]:
         out.append(f"{len(report['relocated'])} span label(s) were found by their quote away from their offsets: the "
                    "text moved; ragauge golden validate GOLDEN --corpus PATH lists them")
+    if report.get("whole_hits"):
+        out.append(f"{LOUD}{report['whole_hits']} hit(s) of span-labelled documents carry no offsets and no chunk id, "
+                   "so each was taken as its whole document, which holds every span: give hits \"start\" and "
+                   "\"end\" to judge the passage they bring")
     if not report["checked"]:
         out.append(f"{report['labels']} span label(s) were taken at their offsets without checking them against the "
                    "corpus text (pass --corpus to check them)")
@@ -165,42 +183,50 @@ def span_warnings(report: Mapping[str, Any]) -> list[str]:
 
 
 def holds_answer(places: Places, start: float | None, end: float | None, chunk: str | None,
-                 question: str, rank: int, source: str | None = None) -> bool:
+                 question: str, rank: int, source: str | None = None, length: int | None = None) -> bool | None:
     """The matching rule (contract 2) for one hit of a span-labelled document: whether its offsets
-    overlap one of ``places``; a hit without offsets and without a chunk id is the whole document.
-    InputError naming the question and rank for a chunk hit without offsets."""
+    overlap one of ``places``; None for a hit without offsets and without a chunk id, which is the
+    whole document (and so holds every span). InputError naming the question and rank for a chunk
+    hit without offsets, or one that ends past the document's text (``length``, when known)."""
     if start is None or end is None or np.isnan(start) or np.isnan(end):
         if chunk is None:
-            return True
+            return None
         raise InputError(f"question {question!r}: hit {rank} ({chunk!r}) has no start/end, and its document is "
                          "labelled by spans", where=source,
                          hint="span labels need each chunk's character offsets in its document "
                               "(\"start\", \"end\"): the built-in retrievers record them")
+    if length is not None and end > length:
+        raise InputError(f"question {question!r}: hit {rank} ends at character {int(end)}, past its document's "
+                         f"{length}", where=source, hint="the run was retrieved from another version of the corpus: "
+                                                         "retrieve again, or pass the corpus it was made from")
     return any(start < b and a < end for a, b in places)
 
 
-def match_spans(resolved: Resolved, run: Run, docs: Any) -> tuple[Any, list[tuple[str, str]]]:
+def match_spans(resolved: Resolved, run: Run, docs: Any, chunks: Any) -> Matched:
     """The run's document column with every hit of a span-labelled document that overlaps none of
     its places renamed ``DOC (outside the labelled span)`` (contract 2), and those new (question,
-    id) pairs, to be judged not relevant. InputError for a chunk hit without offsets."""
+    id) pairs, to be judged not relevant; ``chunks`` is the chunk id in effect per row. InputError
+    for a chunk hit without offsets or past its document's end."""
     import pyarrow as pa
 
     if not resolved.places:
-        return docs, []
+        return Matched(docs, [])
     names = docs.to_pylist()
     renamed: dict[int, str] = {}
+    whole = 0
+    lengths = resolved.lengths or {}
     for (qid, doc), places in resolved.places.items():
         for rank, row in enumerate(run.rows_of(qid).tolist(), start=1):
             if names[row] != doc:
                 continue
             start = None if run.start is None else float(run.start[row])
             end = None if run.end is None else float(run.end[row])
-            if not holds_answer(places, start, end, run.chunk_id[row].as_py(), qid, rank, run.source):
+            holds = holds_answer(places, start, end, chunks[row].as_py(), qid, rank, run.source, lengths.get(doc))
+            whole += holds is None
+            if holds is False:
                 renamed[row] = doc + OUTSIDE
-    if not renamed:
-        return docs, []
     for row, name in renamed.items():
         names[row] = name
     pairs = sorted({(qid, names[row]) for (qid, _doc) in resolved.places for row in run.rows_of(qid).tolist()
                     if row in renamed})
-    return pa.array(names, pa.string()), pairs
+    return Matched(pa.array(names, pa.string()) if renamed else docs, pairs, whole)

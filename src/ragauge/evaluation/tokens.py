@@ -8,11 +8,14 @@ document, not a chunk), without the special tokens a model adds around a sequenc
 - ``words``: whitespace words (the default; then the run's own ``length`` is used);
 - ``minilm``: the word pieces of the bundled all-MiniLM-L6-v2 vocabulary (BERT uncased);
 - ``hf:PATH``: a Hugging Face ``tokenizer.json`` (or a folder holding one), e.g. the one a model
-  you serve ships, read with the ``tokenizers`` library; nothing is downloaded.
+  you serve ships, read with the ``tokenizers`` library; nothing is downloaded. Reports and the
+  contract name it ``hf:FILE@sha256:HASH`` (its file name and content), so results compare when
+  the file is the same, however its path was written.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -47,10 +50,18 @@ class _Pieces:
     def __init__(self, name: str, tokenizer: Any) -> None:
         self.name = name
         tokenizer.no_truncation()
+        tokenizer.no_padding()  # a tokenizer.json saved with padding would count its pad tokens
         self._tokenizer = tokenizer
 
     def count(self, texts: Sequence[str]) -> list[int]:
         return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def check_tokenizer_name(name: str) -> str:
+    """``name`` when it names a tokenizer (module docstring), else InputError."""
+    if name in (WORDS, "minilm") or (name.startswith("hf:") and len(name) > 3):
+        return name
+    raise InputError(f"unknown tokenizer {name!r}", hint=NAMES_HINT)
 
 
 def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
@@ -58,10 +69,8 @@ def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
     InputError for an unknown name or an unreadable file; MissingExtra without ``tokenizers``."""
     if not isinstance(name, str):
         return name
-    if name == WORDS:
+    if check_tokenizer_name(name) == WORDS:
         return _Words()
-    if name != "minilm" and not name.startswith("hf:"):
-        raise InputError(f"unknown tokenizer {name!r}", hint=NAMES_HINT)
     try:
         import tokenizers
     except ImportError:
@@ -74,16 +83,19 @@ def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
     path = Path(name[3:])
     file = path / "tokenizer.json" if path.is_dir() else path
     try:
-        return _Pieces(name, tokenizers.Tokenizer.from_file(str(file)))
+        digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]  # the same file however it is named
+        return _Pieces(f"hf:{file.name}@sha256:{digest}", tokenizers.Tokenizer.from_file(str(file)))
     except Exception as exc:  # the library raises bare Exceptions for missing or malformed files
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot read the tokenizer: {why}", where=str(file),
                          hint="name a Hugging Face tokenizer.json (or the folder holding it)") from None
 
 
-def hit_tokens(run: Any, rows: np.ndarray, docs: Any, texts: Mapping[str, str], tokenizer: Tokenizer) -> np.ndarray:
-    """Token counts of the run's ``rows`` (module docstring), NaN elsewhere; ``docs`` is the document
-    of every row. InputError for a hit whose text cannot be found: a chunk without offsets, or a
+def hit_tokens(run: Any, rows: np.ndarray, docs: Any, chunk_ids: Any, texts: Mapping[str, str],
+               tokenizer: Tokenizer) -> np.ndarray:
+    """Token counts of the run's ``rows`` (module docstring), NaN elsewhere; ``docs`` and
+    ``chunk_ids`` are the document and the chunk id in effect of every row. InputError for a hit
+    whose text cannot be found: a chunk without offsets, offsets past the document's end, or a
     document the corpus does not hold."""
     out = np.full(len(docs), np.nan)
     if not len(rows):
@@ -93,7 +105,7 @@ def hit_tokens(run: Any, rows: np.ndarray, docs: Any, texts: Mapping[str, str], 
     names = take(docs, rows).to_pylist()
     starts = None if run.start is None else run.start[rows]
     ends = None if run.end is None else run.end[rows]
-    chunks = take(run.chunk_id, rows).to_pylist()
+    chunks = take(chunk_ids, rows).to_pylist()
     keys: list[tuple[str, int, int]] = []
     for i, (doc, chunk) in enumerate(zip(names, chunks)):
         text = texts.get(doc)
@@ -101,6 +113,11 @@ def hit_tokens(run: Any, rows: np.ndarray, docs: Any, texts: Mapping[str, str], 
             raise InputError(f"a token budget counts hit texts, and document {doc!r} is not in the corpus",
                              where=run.source, hint="pass the corpus the run was retrieved from (--corpus PATH)")
         if starts is not None and ends is not None and not np.isnan(starts[i]) and not np.isnan(ends[i]):
+            if ends[i] > len(text):
+                raise InputError(f"a token budget counts hit texts, and a hit of {doc!r} ends at character "
+                                 f"{int(ends[i])}, past the document's {len(text)}", where=run.source,
+                                 hint="the run was retrieved from another version of the corpus: retrieve again, or "
+                                      "pass the corpus it was made from")
             keys.append((doc, int(starts[i]), int(ends[i])))
         elif chunk is None:
             keys.append((doc, 0, len(text)))

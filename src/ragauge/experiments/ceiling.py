@@ -30,7 +30,7 @@ def oracle_order(golden: GoldenSet, run: Run, corpus: str | Path | None = None) 
     def grade(qid: str, rank: int, hit: Hit) -> float:
         doc = hit.doc_id or ""
         at = places.get((qid, doc))
-        if at is not None and not holds_answer(at, hit.start, hit.end, hit.chunk_id, qid, rank, run.source):
+        if at is not None and holds_answer(at, hit.start, hit.end, hit.chunk_id, qid, rank, run.source) is False:
             return 0.0
         return float(grades.get(qid, {}).get(doc, 0.0))
 

@@ -183,12 +183,14 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
 
 
 def _tokenizer(head: Mapping[str, Any]) -> str:
-    from ragauge.evaluation.tokens import NAMES_HINT, WORDS
+    from ragauge.evaluation.tokens import NAMES_HINT, WORDS, check_tokenizer_name
 
     name = head.get("tokenizer", WORDS)
-    if not isinstance(name, str) or not (name in (WORDS, "minilm") or name.startswith("hf:") and len(name) > 3):
-        raise _error(f"[sweep] tokenizer must be words, minilm or hf:PATH, got {name!r}", "tokenizer", hint=NAMES_HINT)
-    return name
+    try:
+        return check_tokenizer_name(name if isinstance(name, str) else "")
+    except InputError:
+        raise _error(f"[sweep] tokenizer must be words, minilm or hf:PATH, got {name!r}", "tokenizer",
+                     hint=NAMES_HINT) from None
 
 
 def expand(table: Mapping[str, Any], number: int = 1) -> list[Configuration]:

@@ -140,6 +140,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
         "golden": first["golden"],
         "corpus": {"path": str(corpus), "hash": corpus_fingerprint(corpus)},
         "contract": first["contract"], "fetch": plan.fetch, "concurrency": plan.concurrency,
+        "tokenizer": plan.tokenizer,
         "questions": {"answerable": len(ids), "tuned_on": len(tune), "held_out": len(held)},
         "seconds": {"indexes": round(index_done - started, 3), "runs": round(runs_done - index_done, 3),
                     "total": round(time.perf_counter() - started, 3)},

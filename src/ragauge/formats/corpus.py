@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -111,9 +112,32 @@ def iter_documents(path: str | Path) -> Iterator[tuple[str, str, str]]:
     return _read_folder(path) if path.is_dir() else _read_jsonl_corpus(path)
 
 
-def corpus_texts(corpus: str | Path | Mapping[str, str]) -> dict[str, str]:
+@dataclass(frozen=True)
+class CorpusTexts:
+    """A corpus read once, in both forms its readers need: ``indexed`` (title, a space and the text,
+    as the built-in retrievers index it: for the failure patterns) and ``plain`` (the text alone:
+    what chunk offsets and span labels count characters in)."""
+
+    indexed: Mapping[str, str]
+    plain: Mapping[str, str]
+
+
+def read_corpus_texts(corpus: str | Path | Mapping[str, str] | CorpusTexts) -> CorpusTexts:
+    """Both forms of a corpus file or folder's texts; a mapping ``{doc_id: text}`` is taken as both."""
+    if isinstance(corpus, CorpusTexts):
+        return corpus
+    if isinstance(corpus, Mapping):
+        given = corpus_texts(corpus)
+        return CorpusTexts(given, given)
+    docs = list(read_documents(corpus))
+    return CorpusTexts({d: indexed_text(t, x) for d, t, x in docs}, {d: x for d, _t, x in docs})
+
+
+def corpus_texts(corpus: str | Path | Mapping[str, str] | CorpusTexts) -> dict[str, str]:
     """``{doc_id: text}`` of a corpus: a file or folder :func:`read_documents` reads (each text is
     the title, a space and the body, as the built-in retrievers index it), or a mapping given as is."""
+    if isinstance(corpus, CorpusTexts):
+        return dict(corpus.indexed)
     if isinstance(corpus, Mapping):
         bad = next((k for k, v in corpus.items() if not isinstance(k, str) or not isinstance(v, str)), None)
         if bad is not None:

@@ -32,15 +32,18 @@ def _evaluate(golden: GoldenSet, run: Run, rules: GateRules, extra: list[str], o
 
 def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
          fetch: int | None = None, doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
-         unjudged: Unjudged = "non-relevant") -> GateResult:
+         unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
+         tokenizer: str | None = None) -> GateResult:
     """Evaluate ``run`` (a run file, a Run or ``{qid: [doc]}`` data) against ``golden`` on the gated
     metrics and the baseline's, and check it against the baseline file under ``rules`` (GateRules,
     a config file path, or None for the defaults: a 0.02 drop of hit@5, recall@5, mrr, ndcg@5).
     ``result.passed`` says whether every rule held; nothing is raised for a failed rule. ``unjudged``
-    is part of the contract: a baseline measured under another rule fails the gate."""
+    is part of the contract: a baseline measured under another rule fails the gate. ``corpus`` and
+    ``tokenizer`` are those of ``evaluate_run`` (span labels, tokenizer-counted budgets)."""
     rules = _rules(rules)
     found: Baseline = read_baseline(Path(baseline))
-    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged)
+    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
+                          corpus=corpus, tokenizer=tokenizer)
     evaluation = _evaluate(as_golden(golden), as_run(run), rules, list(found.metrics), options)
     return check_gate(evaluation, found, rules)
 
@@ -48,7 +51,8 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
 def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str | None,
                     accept_drop: bool = False, rules: GateRules | str | Path | None = None,
                     fetch: int | None = None, doc_id_sep: str | None = None,
-                    doc_id_pattern: str | None = None, unjudged: Unjudged = "non-relevant") -> dict[str, Any]:
+                    doc_id_pattern: str | None = None, unjudged: Unjudged = "non-relevant",
+                    corpus: str | Path | None = None, tokenizer: str | None = None) -> dict[str, Any]:
     """Evaluate ``run`` on the gated metrics and store it as the new baseline, with its history line.
 
     Refused (InputError) without a non-empty ``reason``, and, unless ``accept_drop``, when any
@@ -57,6 +61,7 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     if not reason or not reason.strip():  # refuse before spending time on the evaluation
         raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
     rules = _rules(rules)
-    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged)
+    options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
+                          corpus=corpus, tokenizer=tokenizer)
     evaluation = _evaluate(as_golden(golden), as_run(run), rules, [], options)
     return write_baseline(Path(baseline), evaluation, rules, reason=reason, accept_drop=accept_drop)

@@ -116,7 +116,6 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     from ragauge.core.files import atomic_write
     from ragauge.data.golden import GoldenSet
     from ragauge.evaluation.evaluate import evaluate_run
-    from ragauge.evaluation.options import contract_value
     from ragauge.evaluation.spans import has_spans
     from ragauge.evaluation.tokens import WORDS
     from ragauge.formats.golden import as_golden
@@ -124,7 +123,7 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     from ragauge.reports.html import render_html as render_evaluation
 
     golden_set = as_golden(golden)
-    tokenizer = contract_value(r.meta.get("contract", {}), "budget")
+    tokenizer = r.meta.get("tokenizer", WORDS)  # as the sweep file named it (the contract names its content)
     texts = has_spans(golden_set) or tokenizer != WORDS  # read the corpus as the sweep did
     corpus = r.meta.get("corpus", {}).get("path") if texts else None
     folder = Path(folder)
