@@ -357,16 +357,25 @@ def index_documents(corpus: str | Path | None = None, retriever: str | None = No
     return documents
 
 
-def _span_findings(golden: str | Path, corpus: str | Path) -> list[Finding]:
-    """Span labels the corpus text no longer holds (an error each), and those found only away from
-    their offsets (a warning each); ``ragauge.evaluation.spans`` resolves them as evaluations do."""
-    from ragauge.evaluation.spans import document_texts, has_spans, resolve_spans
+def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Finding]:
+    """Span labels the corpus text no longer holds (an error each), those found only away from
+    their offsets and quotes found more than once in their document (a warning each), resolved by
+    ``ragauge.evaluation.spans`` as evaluations resolve them; without a corpus, one note that the
+    spans were not checked."""
+    from ragauge.evaluation.spans import document_texts, has_spans, quote_places, resolve_spans
     from ragauge.formats.golden import load_golden
 
-    golden_set = load_golden(golden)
+    try:
+        golden_set = load_golden(golden)
+    except InputError:  # its problems are findings already
+        return []
     if not has_spans(golden_set):
         return []
-    report = resolve_spans(golden_set, document_texts(corpus)).report
+    if corpus is None:
+        return [Finding("info", "spans-unchecked", "span labels were not checked against the corpus text",
+                        hint="pass --corpus PATH to find stale, moved and ambiguous spans")]
+    texts = document_texts(corpus)
+    report = resolve_spans(golden_set, texts).report
     line = {q.id: q.line for q in golden_set}
     found = [Finding("error", "stale-span", f"question {s['id']!r}: the span {s['span']} of {s['doc_id']!r} is stale: "
                      f"{s['why']}", line[s["id"]], (s["id"],),
@@ -376,6 +385,14 @@ def _span_findings(golden: str | Path, corpus: str | Path) -> list[Finding]:
                       "was found away from its offsets (the text moved)", line[s["id"]], (s["id"],),
                       "update its start and end to where the quote is now")
               for s in report["relocated"]]
+    for q in golden_set:
+        for doc, spans in q.spans.items():
+            for span in spans:
+                many = len(quote_places(span.quote, texts.get(doc, ""))) if span.quote and span.start is None else 0
+                if many > 1:
+                    found.append(Finding("warning", "ambiguous-span", f"question {q.id!r}: the quote {span.describe()} "
+                                         f"occurs {many} times in {doc!r}, and a chunk holding any of them counts",
+                                         q.line, (q.id,), "quote more words, or add start and end"))
     return found
 
 
@@ -398,10 +415,10 @@ def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, ret
     cutoffs = [k] if isinstance(k, int) else list(k)
     report = validate_file(golden, documents=documents, min_per_tag=min_per_tag, max_relevant=max_relevant,
                            k=max(cutoffs) if cutoffs else None)
+    if not report.count("error") or corpus is not None:  # span findings need only the file to parse
+        report = replace(report, findings=_sorted((*report.findings, *_span_findings(golden, corpus))))
     if report.count("error"):
         return report
-    if corpus is not None:
-        report = replace(report, findings=_sorted((*report.findings, *_span_findings(golden, corpus))))
     if pool is not None:
         from ragauge.curation.health import load_pool, pool_health
         from ragauge.formats.golden import load_golden

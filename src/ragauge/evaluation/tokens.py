@@ -57,6 +57,12 @@ class _Pieces:
         return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts), add_special_tokens=False)]
 
 
+def minilm_vocab() -> Any:
+    """The bundled all-MiniLM-L6-v2 word-piece vocabulary as a file path (a context manager), read
+    as package data without importing the retrieve layer that ships it (``retrieve/data/README.md``)."""
+    return resources.as_file(resources.files("ragauge") / "retrieve" / "data" / "minilm-vocab.txt")
+
+
 def check_tokenizer_name(name: str) -> str:
     """``name`` when it names a tokenizer (module docstring), else InputError."""
     if name in (WORDS, "minilm") or (name.startswith("hf:") and len(name) > 3):
@@ -78,7 +84,7 @@ def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
     if name == "minilm":
         from tokenizers.implementations import BertWordPieceTokenizer  # type: ignore[attr-defined, unused-ignore]
 
-        with resources.as_file(resources.files("ragauge.retrieve") / "data" / "minilm-vocab.txt") as vocab:
+        with minilm_vocab() as vocab:
             return _Pieces(name, BertWordPieceTokenizer(str(vocab), lowercase=True))
     path = Path(name[3:])
     file = path / "tokenizer.json" if path.is_dir() else path

@@ -16,6 +16,7 @@ from ragauge.reports.views import (
     SMALL_TAG,
     TAG_INTERVAL_NOTE,
     WORST,
+    budget_rule,
     fetch_label,
     interval_text,
     latency_cost_line,
@@ -97,6 +98,9 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     perf = latency_cost_line(evaluation)
     if perf:
         out += ["", f"<sub>{escape(perf)}</sub>"]
+    budget = budget_rule(evaluation)
+    if budget:
+        out += ["", f"<sub>{escape(budget)}</sub>"]
 
     sources = source_rows(evaluation) if m else []
     if sources:

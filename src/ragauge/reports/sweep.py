@@ -15,6 +15,7 @@ from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.experiments.analysis import significant
 from ragauge.experiments.result import ConfigRow, SweepResult
+from ragauge.reports.views import budget_text
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -87,7 +88,8 @@ def legend(r: SweepResult) -> str:
             f"all at once; build s: the time the configuration's indexes took to build (once, shared); ceiling: "
             f"for a rescored configuration, its {r.primary} had its candidates been ordered perfectly; rerank ms: "
             f"for a reranked configuration, the median time per question its reranker took, and in parentheses "
-            f"its first stage's, both timed inside the retriever (p50 ms is the whole call)")
+            f"its first stage's, both timed inside the retriever (p50 ms is the whole call)"
+            + (f"; {budget}" if (budget := budget_text(r.metrics, r.meta.get("contract", {}))) else ""))
 
 
 def questions_line(r: SweepResult) -> str:

@@ -6,7 +6,9 @@ Renderers only lay these out; none of them computes a number of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
@@ -225,11 +227,17 @@ def unjudged_rule(evaluation: Evaluation) -> str:
 
 def budget_rule(evaluation: Evaluation) -> str | None:
     """What the token-budget metrics counted, in words; None without such a metric."""
+    return budget_text(evaluation.metrics, evaluation.meta.get("contract", {}))
+
+
+def budget_text(metrics: Sequence[str], contract: Mapping[str, Any]) -> str | None:
+    """What the token-budget metrics among ``metrics`` counted under ``contract``, in words; None
+    without such a metric. The one wording every report uses."""
     from ragauge.metrics.spec import parse_metric
 
-    if not any(parse_metric(m).budget is not None for m in evaluation.metrics):
+    if not any(parse_metric(m).budget is not None for m in metrics):
         return None
-    budget = contract_value(evaluation.meta.get("contract", {}), "budget")
+    budget = contract_value(dict(contract), "budget")
     if budget == "words":
         return "token budgets count words (each hit's length in the run)"
     return f"token budgets count {budget} tokens of each hit's text in the corpus"

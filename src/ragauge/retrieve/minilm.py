@@ -20,7 +20,6 @@ import hashlib
 import sys
 import threading
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +151,9 @@ def _load() -> tuple[Any, Any]:
     options.log_severity_level = 3  # errors only
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-    with resources.as_file(resources.files("ragauge.retrieve") / "data" / "minilm-vocab.txt") as vocab:
+    from ragauge.evaluation.tokens import minilm_vocab
+
+    with minilm_vocab() as vocab:
         tokenizer = BertWordPieceTokenizer(str(vocab), lowercase=True)
     tokenizer.no_padding()  # type: ignore[no-untyped-call, unused-ignore]
     tokenizer.enable_truncation(MAX_SEQ_LENGTH)
