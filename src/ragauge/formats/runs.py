@@ -127,10 +127,13 @@ class RunStream:
     Each block is a :class:`Run` holding every hit of its questions; a question in two blocks is
     answered by the later one (a TREC query whose lines are scattered in the file). ``format`` is
     ``jsonl``, ``trec`` or ``auto`` (sniffed). Reading errors are those of :func:`read_run`.
+    A block holds about ``block_bytes`` of a TREC file (default ``formats.blocks.BLOCK_BYTES``) or
+    ``block_hits`` hits of a JSONL file.
     """
 
     path: Path
     format: str = "auto"
+    block_bytes: int | None = None
     block_hits: int = BLOCK_HITS
 
     def blocks(self) -> Iterator[Run]:
@@ -138,7 +141,7 @@ class RunStream:
         if fmt == "trec":
             from ragauge.formats.blocks import trec_run_blocks
 
-            for trec in trec_run_blocks(self.path):
+            for trec in trec_run_blocks(self.path, self.block_bytes):
                 yield _trec_as_run(trec)
         elif fmt == "jsonl":
             meta: dict[str, Any] = {}
