@@ -60,27 +60,19 @@ def line_blocks(path: str | Path, what: str, block_bytes: int = BLOCK_BYTES) -> 
         if is_device(path):
             raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         with open(path, "rb") as fh:
-            line, rest, first = 1, b"", True
+            line, first = 1, True
             while True:
-                chunk = fh.read(max(1, block_bytes))
-                if not chunk:
+                block = fh.read(max(1, block_bytes))
+                if not block:
                     break
-                data = rest + chunk if rest else chunk
+                if not block.endswith(b"\n"):
+                    block += fh.readline()  # the rest of the last line
                 if first:
-                    if len(data) < 3 and b"\xef\xbb\xbf".startswith(data):
-                        rest = data
-                        continue
                     first = False
-                    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = data
-                    continue
-                block, rest = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
+                    block = block[3:] if block.startswith(b"\xef\xbb\xbf") else block
                 yield block, line
                 line += block.count(b"\n")
-            if rest:
-                yield rest, line
+                del block  # the next read does not hold it too
 
 
 def decode_utf8(raw: bytes, path: str | Path, what: str) -> str:

@@ -131,10 +131,10 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
         cut = n - int(_trailing_true(same))
         carry = table.slice(cut)
         if cut:
-            yield table.slice(0, cut).combine_chunks(), first_row, tag
+            yield table.slice(0, cut), first_row, tag
             first_row += cut
     if carry is not None and carry.num_rows:
-        yield carry.combine_chunks(), first_row, tag
+        yield carry, first_row, tag
 
 
 def _trailing_true(flags: object) -> int:
