@@ -151,8 +151,8 @@ def _empty(keep: dict[str, pa.DataType]) -> pa.Table:
     return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
 
 
-def parse_lines(data: bytes, path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str, *,
-                first_line: int = 1, fast: bool = True) -> pa.Table:
+def parse_lines(data: bytes | pa.Buffer, path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str,
+                *, first_line: int = 1, fast: bool = True) -> pa.Table:
     """The rows of ``data``: whole lines of a file (all of it, or a block of it starting at line
     ``first_line``, without a BOM). Arrow parses them as they are when they are single-space
     separated with no comments (``fast``); otherwise the bytes are normalized (comments, tabs,
@@ -162,13 +162,15 @@ def parse_lines(data: bytes, path: Path, fields: tuple[str, ...], keep: dict[str
     import pyarrow.csv as pcsv
 
     options = _csv_options(fields, keep)
-    if fast and data:
+    if fast and len(data):
         try:
             table = pcsv.read_csv(pa.BufferReader(data), **options)
             if _clean(table):
                 return table
         except (pa.ArrowInvalid, UnicodeDecodeError):
             pass
+    if not isinstance(data, bytes):
+        data = data.to_pybytes()
     normalized = _normalize(_strip_comments(data))
     if not normalized.strip():
         return _empty(keep)
