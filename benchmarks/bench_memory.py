@@ -13,8 +13,9 @@ Usage:
     python benchmarks/bench_memory.py --data /tmp/bench --scales msmarco --jsonl  # also a JSONL run
 
 ``--jsonl`` writes ``<scale>.run.jsonl`` (the TREC run as ragauge's JSONL run format) beside the
-data once. ``--src DIR`` measures the ragauge sources in DIR (say, a checkout of an older commit)
-instead of the installed one. Delete the generated files when done: they are large.
+data once. ``--before DIR`` adds the mode ``before``: the ragauge sources in DIR (say, ``src/`` of a
+checkout of an older commit), interleaved with the others. Delete the generated files when done:
+they are large.
 """
 
 from __future__ import annotations
@@ -63,17 +64,18 @@ def write_jsonl(data: Path, scale: str) -> None:
     target.with_suffix(".tmp").rename(target)
 
 
-def measure(args: list[str], mode: str, src: Path | None) -> tuple[float, float]:
-    """(wall seconds, peak MB) of one whole process."""
+def measure(args: list[str], mode: str, before: Path | None) -> tuple[float, float, float]:
+    """(wall seconds, peak MB, cpu seconds) of one whole process."""
     env = dict(os.environ)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
-    cmd = [TIME_BIN, "-f", "%e %M", sys.executable, __file__, "--cli", NEVER if mode == "whole" else "", "--", *args]
+    if mode == "before" and before is not None:
+        env["PYTHONPATH"] = str(before)
+    cmd = [TIME_BIN, "-f", "%e %M %U %S", sys.executable, __file__, "--cli", NEVER if mode == "whole" else "", "--",
+           *args]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"failed ({mode}): {' '.join(args)}\n{done.stderr[-2000:]}")
-    wall, kb = done.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(kb) / 1024
+    wall, kb, user, system = done.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(kb) / 1024, float(user) + float(system)
 
 
 def cli(threshold: str, args: list[str]) -> None:
@@ -81,7 +83,7 @@ def cli(threshold: str, args: list[str]) -> None:
     if threshold:
         from ragauge.formats import blocks
 
-        blocks.STREAM_BYTES = int(threshold)
+        blocks.STREAM_BYTES = int(threshold)  # a knob of the library: read every run whole
     from ragauge.cli.main import cli as ragauge
 
     ragauge(args)
@@ -95,10 +97,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=HERE / "data", help="folder of generate.py's files")
     parser.add_argument("--scales", default="msmarco", help="comma-separated file prefixes, e.g. msmarco,msmarcox30")
-    parser.add_argument("--modes", default="stream,whole", help="stream (the default reading), whole, or both")
+    parser.add_argument("--modes", default="stream,whole",
+                        help="comma-separated: stream (the default reading), whole (streaming off), before")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (median shown)")
     parser.add_argument("--jsonl", action="store_true", help="also evaluate the run as a JSONL run")
-    parser.add_argument("--src", type=Path, help="measure the ragauge sources in this folder (PYTHONPATH)")
+    parser.add_argument("--before", type=Path, help="mode 'before' runs the ragauge sources in this folder")
     parser.add_argument("--out", type=Path, help="write the measurements as JSON here")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -109,17 +112,19 @@ def main(argv: list[str] | None = None) -> None:
                 write_jsonl(args.data, scale)
             size = (args.data / f"{scale}.run.trec").stat().st_size / 2**30
             for case, command in cases(args.data, scale, args.jsonl, Path(tmp)).items():
-                samples: dict[str, list[tuple[float, float]]] = {m: [] for m in modes}
+                samples: dict[str, list[tuple[float, float, float]]] = {m: [] for m in modes}
                 for _ in range(args.repeat):
                     for mode in modes:  # interleaved, so that load on the machine hits every mode alike
-                        samples[mode].append(measure(command, mode, args.src))
+                        samples[mode].append(measure(command, mode, args.before))
                 for mode in modes:
-                    walls, peaks = [s[0] for s in samples[mode]], [s[1] for s in samples[mode]]
+                    walls, peaks, cpus = ([s[i] for s in samples[mode]] for i in range(3))
                     rows.append({"scale": scale, "run_gb": round(size, 2), "case": case, "mode": mode,
                                  "median_s": statistics.median(walls), "min_s": min(walls),
-                                 "peak_mb": max(peaks), "walls": walls, "peaks_mb": peaks})
-                    print(f"{scale:<12} {size:5.2f} GB  {case:<17} {mode:<6} median {statistics.median(walls):7.2f} s  "
-                          f"min {min(walls):7.2f} s  peak {max(peaks):7.0f} MB", flush=True)
+                                 "median_cpu_s": statistics.median(cpus), "peak_mb": max(peaks), "walls": walls,
+                                 "cpus": cpus, "peaks_mb": peaks})
+                    print(f"{scale:<12} {size:5.2f} GB  {case:<17} {mode:<6} median {statistics.median(walls):7.2f} s "
+                          f" min {min(walls):7.2f} s  cpu {statistics.median(cpus):7.2f} s  peak {max(peaks):7.0f} MB",
+                          flush=True)
     print(f"\nload average at the end: {os.getloadavg()}")
     if args.out:
         args.out.write_text(json.dumps(rows, indent=2))

@@ -49,10 +49,10 @@ def _reading(path: Path, what: str) -> Iterator[None]:
         raise InputError(f"cannot read {what} file: {exc.strerror}", where=str(path)) from None
 
 
-def line_blocks(path: str | Path, what: str, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[bytes, int]]:
+def line_blocks(path: str | Path, what: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
     """``(data, first_line)`` for consecutive blocks of whole lines of ``path`` (about
-    ``block_bytes`` each, a line longer than that whole in one block; the last line may lack its
-    newline), where ``first_line`` is the 1-based line number of the block's first line. The
+    ``block_bytes`` each, default ``BLOCK_BYTES``; a line longer than that whole in one block; the
+    last line may lack its newline), where ``first_line`` is the 1-based line number of the block's first line. The
     concatenated blocks are :func:`read_input`'s bytes (no BOM), with the same errors; a pipe is
     read once, as it flows. Memory holds about two blocks, whatever the file's size."""
     path = Path(path)
@@ -62,7 +62,7 @@ def line_blocks(path: str | Path, what: str, block_bytes: int = BLOCK_BYTES) -> 
         with open(path, "rb") as fh:
             line, first = 1, True
             while True:
-                block = fh.read(max(1, block_bytes))
+                block = fh.read(max(1, BLOCK_BYTES if block_bytes is None else block_bytes))
                 if not block:
                     break
                 if not block.endswith(b"\n"):
