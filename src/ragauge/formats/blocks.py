@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ragauge.core.files import line_blocks
 from ragauge.errors import InputError
 
@@ -50,12 +52,12 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
     the file; a regular file is then read a second time for those queries' rows, which come last,
     in one more block: a query that two blocks name is answered by the later one. A pipe cannot
     be read twice: InputError. The run id (the last line's tag) is known from the start for a
-    file; from a pipe, the last block's is the run's. Errors are those of reading the whole file: the first malformed
-    line (file:line) at once; then, at the end of the first reading, the first score that is not
-    a finite number.
+    file; from a pipe, the last block's is the run's. Errors are those of reading the whole file:
+    the first malformed line (file:line) at once; then, at the end of the first reading, the first
+    score that is not a finite number.
     """
     from ragauge.core.arrow import string_column, to_numpy
-    from ragauge.formats.trec import run_id
+    from ragauge.formats.trec import first_not_finite, not_finite, run_columns, run_id
 
     path = Path(path)
     size = BLOCK_BYTES if block_bytes is None else block_bytes
@@ -68,8 +70,6 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
     for table, first_row, tag in _complete_queries(path, size):
         score = to_numpy(table.column("score"))
         if bad is None:
-            from ragauge.formats.trec import first_not_finite
-
             row = first_not_finite(score)
             if row is not None:
                 bad = (float(score[row]), first_row + row)
@@ -84,13 +84,9 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
     if empty and bad is None:  # an empty run is still a run (of no rows)
         import pyarrow as pa
 
-        from ragauge.formats.trec import run_columns
-
         table = pa.table({name: pa.nulls(0, t) for name, t in run_columns().items()})
         yield _trec_run(table, to_numpy(table.column("score")), "", str(path))
     if bad is not None:
-        from ragauge.formats.trec import not_finite
-
         raise not_finite(path, *bad)
     if not scattered:
         return
@@ -136,7 +132,7 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
             continue
         qid = table.column("qid")
         same = to_numpy(pc.equal(qid, qid[n - 1]))  # the last query's rows end the block
-        cut = n - int(_trailing_true(same))
+        cut = n - _trailing_true(same)
         carry = table.slice(cut)
         if cut:
             yield table.slice(0, cut), first_row, tag
@@ -150,7 +146,6 @@ def _raw_blocks(path: Path, size: int) -> Iterator[tuple[bytes | pa.Buffer, int 
     A regular file is read by Arrow into reused memory (Python's reads of fresh 32 MB objects cost
     page faults every time), and ``first_line`` is None: counting lines is left to an error. A
     pipe is read as it flows (``core.files.line_blocks``)."""
-    import numpy as np
     import pyarrow as pa
 
     if not path.is_file():
@@ -197,11 +192,8 @@ def _lines_before(path: Path, offset: int) -> int:
     return lines
 
 
-def _trailing_true(flags: object) -> int:
-    """How many of the last values of a boolean numpy array are all True."""
-    import numpy as np
-
-    values = np.asarray(flags)
+def _trailing_true(values: np.ndarray) -> int:
+    """How many of the last values of a boolean array are all True."""
     false = np.flatnonzero(~values)
     return len(values) if len(false) == 0 else len(values) - int(false[-1]) - 1
 
@@ -212,12 +204,10 @@ def _distinct(qid: pa.Array | pa.ChunkedArray) -> set[str]:
     return set(pc.unique(qid).to_pylist())
 
 
-def _trec_run(table: pa.Table, score: object, runid: str, source: str) -> TrecRun:
-    import numpy as np
-
+def _trec_run(table: pa.Table, score: np.ndarray, runid: str, source: str) -> TrecRun:
     from ragauge.formats.trec import TrecRun
 
-    return TrecRun(table.column("qid"), table.column("docno"), np.asarray(score), runid, source)
+    return TrecRun(table.column("qid"), table.column("docno"), score, runid, source)
 
 
 def _gather(path: Path, size: int, wanted: set[str], runid: str) -> TrecRun:
