@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ragauge.core.background import prefetch
 from ragauge.core.files import line_blocks
 from ragauge.errors import InputError
 
@@ -67,7 +68,7 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
     scattered: set[str] = set()
     bad: tuple[float, int] | None = None
     empty = True
-    for table, first_row, tag in _complete_queries(path, size):
+    for table, first_row, tag in prefetch(_complete_queries(path, size)):  # parse the next block meanwhile
         score = to_numpy(table.column("score"))
         if bad is None:
             row = first_not_finite(score)
