@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -42,10 +42,6 @@ from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
 from ragauge.metrics.spec import MetricSpec
 from ragauge.redact import redact_value
-
-if TYPE_CHECKING:
-
-    pass
 
 __all__ = ["DEDUP_RULE", "EvalOptions", "evaluate_run", "score_run"]
 
@@ -156,7 +152,6 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     fetch = options.checked_fetch()
     on_error = options.checked_on_error()
     unjudged = options.checked_unjudged()
-    streamed = isinstance(run, RunStream)
     if golden is whole and not isinstance(run, RunStream):
         refuse_unscorable(golden, run)
     full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
@@ -168,21 +163,22 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     knobs = Knobs(specs, fetch, unjudged, options.doc_id_sep, options.doc_id_pattern,
                   min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN), max_k)
-    if isinstance(run, RunStream):
+    hits: Hits | None = None
+    if isinstance(run, RunStream):  # read block by block: the hits of every question, then the rest
         path = run.path
         run_hash = start(lambda: file_hash(path), background=True)  # reads the file beside the blocks
-        run, streamed_all, error = streamed_hits(golden, run, knobs)
+        run, hits, error = streamed_hits(golden, run, knobs)
         refuse_unscorable(whole, run)  # before any error of the hits, as when the run is read whole
         if error is not None:
             raise error
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
-    if streamed:
-        hits = select(streamed_all, golden) if skipped else streamed_all
-    else:
+    if hits is None:
         run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
         hits = ranked_hits(golden, run, knobs)
+    elif skipped:
+        hits = select(hits, golden)
     rankings, info = hits.rankings, hits.info
     values = compute(rankings, specs, unjudged=unjudged, budgets=hits.budgets)
     names = [str(s) for s in specs]
