@@ -162,3 +162,21 @@ def test_trec_queries_are_listed_in_the_order_of_reading_whole(tmp_path: Path, r
     whole = outcome(golden, run)
     assert whole.startswith("InputError: ") and "run: '" in whole
     assert outcome(golden, RunStream(run, block_bytes=block)) == whole
+
+
+@pytest.mark.parametrize(("relevant", "returned", "says"), [
+    (["d7#setup"], [f"d{i}" for i in range(9, 0, -1)], "sections of returned documents"),
+    (["d7"], [f"d{i}#chunk-{i}" for i in range(9, 0, -1)], "look like sections or chunks"),
+    (["zz"], [f"d{i}" for i in range(9, 0, -1)], "returned: 'd1', 'd2', 'd3'"),
+])
+@pytest.mark.parametrize("block", [1, 30, 1 << 20])
+def test_nothing_relevant_is_explained_alike(tmp_path: Path, relevant: list[str], returned: list[str], says: str,
+                                             block: int) -> None:
+    """Read in blocks, only the returned ids explain_zeros can use are kept: the same warnings."""
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("".join(json.dumps({"id": f"q{i}", "query": "x", "relevant": relevant}) + "\n" for i in range(4)))
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"q{i} Q0 {doc} {r} {20 - r} x\n" for i in range(4) for r, doc in enumerate(returned)))
+    whole = outcome(golden, run)
+    assert says in whole
+    assert outcome(golden, RunStream(run, block_bytes=block)) == whole

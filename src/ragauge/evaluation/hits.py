@@ -7,6 +7,7 @@ and ids per question, so a run of any size is scored in bounded memory when read
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,8 @@ import numpy as np
 
 from ragauge.core.arrow import strings, take
 from ragauge.data.golden import GoldenSet
-from ragauge.data.relevance import RELEVANCE_LEVEL
+from ragauge.data.ids import chunk_parent, section_parent
+from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.docids import resolve_doc_ids
@@ -52,8 +54,7 @@ class Hits:
     index ``shown_docs`` / ``shown_scores``; ``raw(qid, n)`` gives a question's first n raw
     document ids (for a question with folded hits, as many as crowding asks); ``chunks`` the ids a
     ``--doc-id-sep`` applies to (None without one) and ``returned`` the documents returned, which
-    ``explain_zeros`` weighs (when nothing relevant came back: read in blocks, the rest may be left
-    out)."""
+    ``explain_zeros`` weighs (read in blocks: only those its checks can use)."""
 
     ids: tuple[str, ...]
     rankings: Rankings
@@ -130,7 +131,7 @@ def streamed_hits(golden: GoldenSet, stream: RunStream, knobs: Knobs) -> tuple[R
     shown_scores: list[np.ndarray] = []
     budgets = {s: np.zeros(len(golden), dtype=np.int64) for s in knobs.specs if s.budget is not None}
     raw: dict[str, list[str]] = {}
-    evidence = _Evidence(knobs.doc_id_sep)
+    evidence = _Evidence(knobs.doc_id_sep, golden)
     error: InputError | None = None
     position = {q.id: i for i, q in enumerate(golden)}
     for block in stream.blocks():
@@ -199,14 +200,19 @@ class _Header:
 
 class _Evidence:
     """What ``explain_zeros`` weighs, kept small: an id that holds the separator (else the first
-    three distinct ids it applies to), and the documents returned while none was relevant."""
+    three distinct ids it applies to) and, while nothing relevant has come back, of the documents
+    returned only those its checks can use: a document a judged id is a section of, one whose
+    parent (section or chunk) is judged, and the three first in sorted order (its examples)."""
 
-    def __init__(self, sep: str | None) -> None:
+    def __init__(self, sep: str | None, golden: GoldenSet) -> None:
         self.sep = sep
         self.holding: str | None = None
         self.first: dict[str, None] = {}
         self.any_relevant = False
-        self.seen: set[str] = set()
+        self.judged = {d for q in golden for d, g in q.relevant.items() if is_relevant(g)}
+        self.sections_of = {section_parent(d) for d in self.judged} - {None}
+        self.kept: set[str] = set()
+        self.smallest: list[str] = []
 
     def add(self, hits: Hits, relevant: bool, pc: Any) -> None:
         chunks = hits.chunks
@@ -218,9 +224,13 @@ class _Evidence:
                 self.first.update(dict.fromkeys(pc.unique(chunks).drop_null()[:3].to_pylist()))
         self.any_relevant |= relevant
         if self.any_relevant:
-            self.seen.clear()
-        else:
-            self.seen.update(pc.unique(hits.returned).drop_null().to_pylist())
+            self.kept.clear()
+            self.smallest.clear()
+            return
+        returned = pc.unique(hits.returned).drop_null().to_pylist()
+        self.smallest = heapq.nsmallest(3, set(self.smallest).union(returned))
+        self.kept.update(d for d in returned
+                         if d in self.sections_of or (section_parent(d) or chunk_parent(d)) in self.judged)
 
     def chunks(self) -> pa.Array | None:
         if not self.sep:
@@ -228,4 +238,4 @@ class _Evidence:
         return strings([self.holding] if self.holding is not None else list(self.first)[:3])
 
     def returned(self) -> pa.Array:
-        return strings(sorted(self.seen))
+        return strings(sorted(self.kept.union(self.smallest)))
