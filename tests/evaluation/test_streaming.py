@@ -180,3 +180,16 @@ def test_nothing_relevant_is_explained_alike(tmp_path: Path, relevant: list[str]
     whole = outcome(golden, run)
     assert says in whole
     assert outcome(golden, RunStream(run, block_bytes=block)) == whole
+
+
+@pytest.mark.parametrize("block", [1, 16, 1 << 20])
+def test_a_relevant_hit_only_in_part_of_a_scattered_query_explains_alike(tmp_path: Path, block: int) -> None:
+    """The first lines of q1 retrieve its relevant document, but gathered with its later lines it
+    ranks below the fetch depth: nothing relevant comes back, and the warning says so as read whole."""
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "query": "x", "relevant": ["r"]}\n{"id": "q2", "query": "y", "relevant": ["s"]}\n')
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 r 1 1.0 x\nq2 Q0 t 1 2.0 x\nq1 Q0 a 1 5.0 x\nq1 Q0 b 2 4.0 x\nq1 Q0 c 3 3.0 x\n")
+    whole = outcome(golden, run, fetch=2)
+    assert "no relevant document was retrieved" in whole
+    assert outcome(golden, RunStream(run, block_bytes=block), fetch=2) == whole

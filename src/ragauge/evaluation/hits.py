@@ -161,6 +161,11 @@ def streamed_hits(golden: GoldenSet, stream: RunStream, knobs: Knobs) -> tuple[R
                           keep_top=knobs.shown)
     run = header.run(stream)
     rankings, info = join_parts(ids, base, parts, run.queries)
+    if evidence.any_relevant and error is None and not rankings.is_rel.any():
+        # a block held part of a scattered query, relevant only until gathered: read the evidence again
+        evidence = _Evidence(knobs.doc_id_sep, golden)
+        for block in stream.blocks():
+            evidence.add(ranked_hits(GoldenSet.from_queries([], golden.source), block, knobs), False, pc)
     docs = pa.concat_arrays(shown_docs) if shown_docs else strings([])
     scores = np.concatenate(shown_scores) if shown_scores else np.zeros(0)
     hits = Hits(ids, rankings, info, docs, scores, budgets, lambda qid, n: raw.get(qid, [])[:n],
