@@ -13,9 +13,14 @@ Scores descend within each query and are rounded, so a few tie; tied hits are wr
 random order (as an ANN index would return them), which is not trec_eval's tie order
 (docno descending), so every tool has to re-rank them.
 
+``--repeat N`` writes the scale N times over into one set of files named ``<scale>x<N>.*``
+(copy r's query ids are the originals plus r x 10,000,000, so every query id is distinct): a run
+N times larger with the same per-query statistics, for the memory benchmark (``bench_memory.py``).
+
 Usage:
     python benchmarks/generate.py                  # writes benchmarks/data/
     python benchmarks/generate.py --out /tmp/bench --scales golden
+    python benchmarks/generate.py --out /tmp/big --scales msmarco --repeat 30   # ~9 GB run file
 """
 
 from __future__ import annotations
@@ -69,7 +74,10 @@ def _unique_rows(rng: np.random.Generator, n: int, depth: int, space: int) -> np
         docs[bad] = rng.integers(0, space, size=(len(bad), depth), dtype=np.int64)
 
 
-def generate(scale: Scale, out: Path, seed: int = SEED) -> dict[str, object]:
+QID_STRIDE = 10_000_000  # above every scale's qid_space: copies of a scale never share a query id
+
+
+def generate(scale: Scale, out: Path, seed: int = SEED, repeat: int = 1) -> dict[str, object]:
     rng = np.random.default_rng([seed, list(SCALES).index(scale.name)])
     n, depth = scale.queries, scale.depth
 
@@ -110,19 +118,24 @@ def generate(scale: Scale, out: Path, seed: int = SEED) -> dict[str, object]:
     scores = np.round(np.hstack([top, top - np.cumsum(gaps, axis=1)]), scale.decimals)
 
     out.mkdir(parents=True, exist_ok=True)
-    paths = {k: out / f"{scale.name}.{k}" for k in ("run.trec", "qrels.txt", "golden.jsonl")}
-    _write_run(paths["run.trec"], qids, docs, scores, scale.tag)
-    _write_qrels(paths["qrels.txt"], qrels_q, qrels_d)
-    _write_golden(paths["golden.jsonl"], qids, qrels_q, qrels_d)
+    name = scale.name if repeat == 1 else f"{scale.name}x{repeat}"
+    paths = {k: out / f"{name}.{k}" for k in ("run.trec", "qrels.txt", "golden.jsonl")}
+    for path in paths.values():
+        path.unlink(missing_ok=True)
+    for r in range(repeat):
+        shift = r * QID_STRIDE
+        _write_run(paths["run.trec"], qids + shift, docs, scores, scale.tag)
+        _write_qrels(paths["qrels.txt"], [q + shift for q in qrels_q], qrels_d)
+        _write_golden(paths["golden.jsonl"], qids + shift, [q + shift for q in qrels_q], qrels_d)
 
     # Facts about what was written (the tie count is over adjacent hits of the same query).
     in_run = _in_run(qids, docs, qrels_q, qrels_d)
     return {
-        "queries": n, "hits": n * depth, "qrels": len(qrels_q),
+        "queries": n * repeat, "hits": n * depth * repeat, "qrels": len(qrels_q) * repeat,
         "rel_per_query": round(len(qrels_q) / n, 4),
         "queries_with_rel_in_run": round(float(in_run.any(axis=1).mean()), 4),
         "queries_with_rel_in_top10": round(float(in_run[:, :10].any(axis=1).mean()), 4),
-        "tied_adjacent_pairs": int((scores[:, 1:] == scores[:, :-1]).sum()),
+        "tied_adjacent_pairs": int((scores[:, 1:] == scores[:, :-1]).sum()) * repeat,
         "bytes": {k: p.stat().st_size for k, p in paths.items()},
     }
 
@@ -134,6 +147,7 @@ def _in_run(qids: np.ndarray, docs: np.ndarray, qrels_q: list[int], qrels_d: lis
 
 
 def _write_run(path: Path, qids: np.ndarray, docs: np.ndarray, scores: np.ndarray, tag: str) -> None:
+    """Append the run's lines to ``path``."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -147,11 +161,12 @@ def _write_run(path: Path, qids: np.ndarray, docs: np.ndarray, scores: np.ndarra
         "score": pa.array(scores.ravel()),
         "tag": pa.DictionaryArray.from_arrays(np.zeros(m, np.int8), pa.array([tag])).cast(pa.string()),
     })
-    pcsv.write_csv(table, path, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
+    with pa.OSFile(str(path), "ab") as sink:
+        pcsv.write_csv(table, sink, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
 
 
 def _write_qrels(path: Path, qrels_q: list[int], qrels_d: list[int]) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8") as fh:
         fh.writelines(f"{q} 0 {d} 1\n" for q, d in zip(qrels_q, qrels_d))
 
 
@@ -159,7 +174,7 @@ def _write_golden(path: Path, qids: np.ndarray, qrels_q: list[int], qrels_d: lis
     rel: dict[int, list[str]] = {}
     for q, d in zip(qrels_q, qrels_d):
         rel.setdefault(q, []).append(str(d))
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8") as fh:
         for q in qids.tolist():
             fh.write(json.dumps({"id": str(q), "query": f"q {q}", "relevant": rel.get(q, [])}) + "\n")
 
@@ -169,10 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=HERE / "data", help="data folder (default: benchmarks/data/)")
     parser.add_argument("--scales", default=",".join(SCALES), help=f"comma-separated subset of {','.join(SCALES)}")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="write each scale N times over with distinct query ids (files <scale>xN.*)")
     args = parser.parse_args(argv)
     for name in [s.strip() for s in args.scales.split(",") if s.strip()]:
         start = time.perf_counter()
-        facts = generate(SCALES[name], args.out, args.seed)
+        facts = generate(SCALES[name], args.out, args.seed, max(1, args.repeat))
         print(f"{name}: {json.dumps(facts)} ({time.perf_counter() - start:.1f}s)")
     print(f"wrote {args.out}")
 

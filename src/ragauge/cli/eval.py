@@ -74,7 +74,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     """
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import read_run
+    from ragauge.formats.runs import run_source
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
@@ -90,7 +90,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
                        retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
         golden_set, run, documents = done.golden, done.run, done.documents
     else:
-        golden_set, run = load_golden(golden), read_run(run_path, run_format)  # type: ignore[arg-type]
+        golden_set, run = load_golden(golden), run_source(run_path, run_format)  # type: ignore[arg-type]
         documents = None
     evaluation = evaluate_run(
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,

@@ -3,8 +3,10 @@ release the GIL on large inputs, so two such pieces share the cores)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -21,3 +23,50 @@ def start(work: Callable[[], T], background: bool = True) -> Callable[[], T]:
     future = pool.submit(work)
     pool.shutdown(wait=False)
     return future.result
+
+
+def prefetch(items: Iterable[T]) -> Iterator[T]:
+    """``items`` in order, the next one made in a second thread while the caller works on the
+    current one (reading and parsing the next block of a file while this one is evaluated). What
+    making an item raised is raised where that item would have come. Closing the iterator early
+    stops the thread after the item it is making."""
+    handoff: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def offer(entry: tuple[bool, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        source = iter(items)
+        try:
+            for item in source:
+                if not offer((True, item)):
+                    return
+            offer((True, done))
+        except BaseException as exc:  # handed to the consumer, which raises it
+            offer((False, exc))
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="ragauge-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            ok, item = handoff.get()
+            if not ok:
+                raise item
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()

@@ -18,15 +18,26 @@ from typing import IO, Any
 
 from ragauge.errors import InputError
 
+BLOCK_BYTES = 32 << 20
+"""How much of a file :func:`line_blocks` reads at a time (whole lines are added to each block)."""
+
 
 def read_input(path: str | Path, what: str) -> bytes:
     """The bytes of ``path`` without a leading UTF-8 BOM; InputError naming the file (and ``what``
     it should be) when it is missing, a folder, or unreadable."""
     path = Path(path)
-    try:
+    with _reading(path, what):
         if is_device(path):  # /dev/zero, /dev/full: reading never ends
             raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         data = path.read_bytes()
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+@contextlib.contextmanager
+def _reading(path: Path, what: str) -> Iterator[None]:
+    """Turn the OSError of reading ``path`` into the InputError a user can act on."""
+    try:
+        yield
     except FileNotFoundError:
         raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
     except IsADirectoryError:
@@ -36,7 +47,32 @@ def read_input(path: str | Path, what: str) -> bytes:
         raise InputError(f"{what} file is too large to read into memory", where=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {what} file: {exc.strerror}", where=str(path)) from None
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def line_blocks(path: str | Path, what: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """``(data, first_line)`` for consecutive blocks of whole lines of ``path`` (about
+    ``block_bytes`` each, default ``BLOCK_BYTES``; a line longer than that whole in one block; the
+    last line may lack its newline), where ``first_line`` is the 1-based line number of the block's first line. The
+    concatenated blocks are :func:`read_input`'s bytes (no BOM), with the same errors; a pipe is
+    read once, as it flows. Memory holds about two blocks, whatever the file's size."""
+    path = Path(path)
+    with _reading(path, what):
+        if is_device(path):
+            raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
+        with open(path, "rb") as fh:
+            line, first = 1, True
+            while True:
+                block = fh.read(max(1, BLOCK_BYTES if block_bytes is None else block_bytes))
+                if not block:
+                    break
+                if not block.endswith(b"\n"):
+                    block += fh.readline()  # the rest of the last line
+                if first:
+                    first = False
+                    block = block[3:] if block.startswith(b"\xef\xbb\xbf") else block
+                yield block, line
+                line += block.count(b"\n")
+                del block  # the next read does not hold it too
 
 
 def decode_utf8(raw: bytes, path: str | Path, what: str) -> str:

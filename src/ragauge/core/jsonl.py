@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ragauge.core.files import decode_utf8, read_input
+from ragauge.core.files import decode_utf8, line_blocks, read_input
 from ragauge.errors import InputError, where
 
 _HINTS = {
@@ -94,8 +94,12 @@ def decode_lines(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str
     for a line that is not valid UTF-8 (kind "utf8"), not JSON ("json"), not a JSON object
     ("object"), holds a non-finite number ("number") or a lone surrogate ("surrogate"). A UTF-8
     BOM and blank lines are accepted; a missing file is an InputError."""
-    raw = read_input(path, what)
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for block, first in line_blocks(path, what):
+        yield from _decode_block(block, first)
+
+
+def _decode_block(raw: bytes, first: int) -> Iterator[tuple[int, dict[str, Any] | tuple[str, str]]]:
+    for number, line in enumerate(raw.split(b"\n"), start=first):
         if not line.strip():
             continue
         try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragauge.core.hashing import content_hash
+from ragauge.core.hashing import content_hash, file_hash
 from ragauge.core.numbers import NON_NEGATIVE, WHOLE, check_number
 from ragauge.errors import InputError
 
@@ -166,13 +166,7 @@ class Run:
     def content_hash(self) -> str:
         """Hash of the file's bytes when loaded from a file, else of the canonical content."""
         if self.source and Path(self.source).is_file():
-            import hashlib
-
-            h = hashlib.sha256()
-            with open(self.source, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 22), b""):
-                    h.update(block)
-            return "sha256:" + h.hexdigest()
+            return file_hash(self.source)
         return content_hash({"run": FORMAT_VERSION, "results": [r.to_dict() for r in self.results()]})
 
     @cached_property

@@ -61,12 +61,13 @@ def refuse_unscorable(golden: GoldenSet, run: Run) -> None:
             where=where, hint="check that the retriever is up and reachable, then run again")
 
 
-def explain_zeros(golden: GoldenSet, run: Run, docs: pa.Array, *, any_relevant_retrieved: bool,
+def explain_zeros(golden: GoldenSet, chunks: pa.Array | None, docs: pa.Array, *, any_relevant_retrieved: bool,
                   doc_id_sep: str | None, doc_id_pattern: str | None) -> list[str]:
     """Warnings (each starting with ``LOUD``) for a run that retrieved no relevant document for
     any answerable question, naming the detectable cause; [] when something relevant came back
     or there is nothing to explain. Also warns about chunk-looking golden ids and a
-    ``--doc-id-sep`` found in no chunk id, which mislead whatever the numbers."""
+    ``--doc-id-sep`` found in no chunk id, which mislead whatever the numbers. ``chunks`` are the
+    run's ids the separator applies to (None without one), ``docs`` the documents returned."""
     import pyarrow.compute as pc
 
     warnings: list[str] = []
@@ -75,8 +76,7 @@ def explain_zeros(golden: GoldenSet, run: Run, docs: pa.Array, *, any_relevant_r
     if chunky:
         warnings.append(f"{LOUD}{len(chunky)} relevant id(s) look like chunk ids ({_examples(chunky)}): judge at "
                         f"document or stable-section level; chunk ids change with every re-chunking")
-    chunks = (run.doc_id if run.format == "trec" else run.chunk_id.filter(run.doc_id.is_null())) if doc_id_sep else None
-    if chunks is not None and len(chunks) > chunks.null_count:
+    if doc_id_sep and chunks is not None and len(chunks) > chunks.null_count:
         if not pc.any(pc.match_substring(chunks, doc_id_sep)).as_py():
             warnings.append(f"{LOUD}--doc-id-sep {doc_id_sep!r} occurs in no chunk id (e.g. "
                             f"{_examples(pc.unique(chunks).drop_null().to_pylist()[:3])}), so chunk ids were used "

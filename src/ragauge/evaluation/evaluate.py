@@ -5,21 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ragauge._version import __version__
-from ragauge.core.arrow import strings, take
+from ragauge.core.arrow import take
 from ragauge.core.background import start
+from ragauge.core.hashing import file_hash
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
+from ragauge.data.relevance import is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
-from ragauge.evaluation.docids import chunk_column, doc_id_rule, resolve_doc_ids
+from ragauge.evaluation.docids import doc_id_rule
 from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
+from ragauge.evaluation.hits import Hits, Knobs, ranked_hits, select, streamed_hits
 from ragauge.evaluation.options import (
     DEDUP_RULE,
     MEAN_OVER,
@@ -31,24 +33,18 @@ from ragauge.evaluation.options import (
 )
 from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
-from ragauge.evaluation.spans import has_spans, match_spans, resolve_spans, span_warnings
+from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
-from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, hit_tokens, open_tokenizer
+from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.formats.corpus import read_corpus_texts
 from ragauge.formats.golden import as_golden
-from ragauge.formats.runs import as_run
-from ragauge.metrics.budget import budget_cutoffs
-from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo, Judgements, build_rankings
+from ragauge.formats.runs import RunStream, as_run, run_source
+from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
 from ragauge.metrics.spec import MetricSpec
 from ragauge.redact import redact_value
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-
-    from ragauge.metrics.rankings import Rankings
 
 __all__ = ["DEDUP_RULE", "EvalOptions", "evaluate_run", "score_run"]
 
@@ -58,7 +54,7 @@ MAX_SHOWN = 20
 
 def evaluate_run(
     golden: GoldenSet | str | Path | Iterable[GoldenQuery | Mapping[str, Any]],
-    run: Run | str | Path | Mapping[str, Any],
+    run: Run | RunStream | str | Path | Mapping[str, Any],
     *,
     metrics: Sequence[str | MetricSpec] | str | None = None,
     k: int | Sequence[int] = 5,
@@ -75,7 +71,8 @@ def evaluate_run(
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
     ``golden`` is a GoldenSet, a file or questions as dicts (see ``as_golden``); ``run`` a Run, a
-    run file, ``{qid: [doc, ...]}`` or ``{qid: {doc: score}}`` (see ``as_run``).
+    run file, ``{qid: [doc, ...]}`` or ``{qid: {doc: score}}`` (see ``as_run``). A large run file is
+    read block by block (``formats.runs.run_source``), in bounded memory, with the same result.
 
     Means are over answerable questions only (a mean over none is NaN, with a warning);
     no-answer questions are reported apart. Questions missing from the run score 0 and are
@@ -103,7 +100,8 @@ def evaluate_run(
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
-    return score_run(as_golden(golden), as_run(run),
+    the_run = run_source(run) if isinstance(run, (str, Path)) else run if isinstance(run, RunStream) else as_run(run)
+    return score_run(as_golden(golden), the_run,
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
                                  corpus, mix_synthetic, tokenizer))
 
@@ -118,7 +116,7 @@ class _Rows:
     short: list[str]
 
 
-def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
+def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> Evaluation:
     """:func:`evaluate_run` with its options as one value."""
     synthetic = sum(q.synthetic for q in golden)
     if not synthetic:
@@ -129,7 +127,8 @@ def score_run(golden: GoldenSet, run: Run, options: EvalOptions) -> Evaluation:
         return _with_sources(ev, by_source(ev.queries, ev.metrics), [note(len(real), synthetic, mixed=True)], apart,
                              mixed=True)
     options.specs()
-    refuse_unscorable(golden, run)
+    if not isinstance(run, RunStream):
+        refuse_unscorable(golden, run)  # a stream is checked once read (each half reads it)
     if options.corpus is not None:
         options = replace(options, corpus=read_corpus_texts(options.corpus))  # read once for both halves
     main = _score(real, run, options, golden, MEAN_OVER_REAL)
@@ -153,7 +152,8 @@ def _of_synthetic(warning: str) -> str:
     return f"{loud}synthetic questions: {warning[len(loud):]}"
 
 
-def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, mean_over: str) -> Evaluation:
+def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole: GoldenSet,
+           mean_over: str) -> Evaluation:
     """Score the questions of ``golden``, part of (or all of) ``whole``: ``meta["golden"]`` describes
     ``whole``, ``meta["counts"]`` the part."""
     specs = options.specs()
@@ -161,7 +161,7 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
     on_error = options.checked_on_error()
     unjudged = options.checked_unjudged()
     entire = golden is whole  # not a synthetic or real half
-    if entire:
+    if entire and not isinstance(run, RunStream):
         refuse_unscorable(golden, run)
     full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
     corpus = None if options.corpus is None else read_corpus_texts(options.corpus)
@@ -186,44 +186,43 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
         if not len(golden) and entire:  # an empty half alone is not an error
             raise InputError("every question's span labels are stale: the corpus text no longer holds them",
                              where=golden.source, hint="check them with ragauge golden validate GOLDEN --corpus PATH")
+    max_k = max((s.k for s in specs if s.k is not None), default=None)
+    knobs = Knobs(specs, fetch, unjudged, options.doc_id_sep, options.doc_id_pattern,
+                  min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN), max_k, resolved, raw if counted else None,
+                  tokenizer if counted else None)
+    hits: Hits | None = None
+    if isinstance(run, RunStream):  # read block by block: the hits of every question, then the rest
+        path = run.path
+        run_hash = start(lambda: file_hash(path), background=True)  # reads the file beside the blocks
+        run, hits, error = streamed_hits(golden, run, knobs)
+        refuse_unscorable(whole, run)  # before any error of the hits, as when the run is read whole
+        if error is not None:
+            raise error
     skipped = [q.id for q in golden if q.id in run.errors] if on_error == "skip" else []
     if skipped:
         golden = GoldenSet.from_queries([q for q in golden if q.id not in run.errors], golden.source)
-    run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
-    named = docs = resolve_doc_ids(run, options.doc_id_sep, options.doc_id_pattern)
-    chunks = chunk_column(run, options.doc_id_sep, options.doc_id_pattern)
-    outside: list[tuple[str, str]] = []
+    if hits is None:
+        run_hash = start(lambda: run.content_hash, background=len(run.qid) >= PARALLEL_ROWS)  # hashes the file
+        hits = ranked_hits(golden, run, knobs)
+    elif skipped:
+        hits = select(hits, golden)
+    rankings, info = hits.rankings, hits.info
     if resolved is not None:
-        matched = match_spans(resolved, run, named, chunks)
-        docs, outside = matched.docs, matched.outside
-        resolved.report["whole_hits"] = matched.whole
-    max_k = max((s.k for s in specs if s.k is not None), default=None)
-    shown = min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN)
-    rankings, info = build_rankings([q.id for q in golden], run.ranked, docs, _judgements(golden, outside),
-                                    rel_level=RELEVANCE_LEVEL, depth=fetch, duplicates="first", source=run.source,
-                                    keep_top=shown)
-    lengths = run.length
-    if counted and raw is not None and tokenizer is not None:
-        kept = [run.rows_of(q.id, fetch) for q in golden]
-        lengths = hit_tokens(run, np.concatenate(kept) if kept else np.zeros(0, np.int64), named, chunks, raw,
-                             tokenizer)
-    budgets = _budget_cutoffs(golden, run, docs, lengths, specs, fetch, unjudged)
-    values = compute(rankings, specs, unjudged=unjudged, budgets=budgets)
+        resolved.report["whole_hits"] = hits.whole
+    values = compute(rankings, specs, unjudged=unjudged, budgets=hits.budgets)
     names = [str(s) for s in specs]
-    rows = _rows(golden, run, docs, rankings, info, {n: values[s] for n, s in zip(names, specs)}, drift, max_k,
-                 outside)
+    rows = _rows(golden, run, hits, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
 
     def crowd(q: QueryScore) -> dict[str, Any] | None:
         if not q.folded:  # without folded hits no document holds two of them
             return None
-        raw = raw_documents(lambda qid, n: take(docs, run.rows_of(qid, n)).to_pylist(), q, max_k, fetch)
-        return crowding(raw, max_k, q.relevant)
+        return crowding(raw_documents(hits.raw, q, max_k, fetch), max_k, q.relevant)
 
     queries, failures = classify_misses(rows.scores, max_k, drift=drift, crowd=crowd, texts=texts)
 
     answerable = rankings.num_rel > 0
     summary = {n: mean_of(values[s][answerable]) for n, s in zip(names, specs)}
-    loud = explain_zeros(golden, run, docs, any_relevant_retrieved=bool(rankings.is_rel.any()),
+    loud = explain_zeros(golden, hits.chunks, hits.returned, any_relevant_retrieved=bool(rankings.is_rel.any()),
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(whole, run, rows, info, drift, skipped, max_k)
@@ -259,20 +258,6 @@ def _score(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, 
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta, failures)
 
 
-def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, lengths: np.ndarray | None,
-                    specs: Sequence[MetricSpec], fetch: int | None, unjudged: Unjudged) -> dict[MetricSpec, np.ndarray]:
-    """Each token-budget spec's per-question document cutoff (``metrics.budget``); InputError when
-    budgets meet condensed lists, whose ranks no longer say which hits were sent."""
-    wanted = [s for s in specs if s.budget is not None]
-    if wanted and unjudged == "unknown":
-        raise InputError(f"token-budget metrics ({', '.join(map(str, wanted))}) count the hits as retrieved, so they "
-                         "cannot be scored on condensed lists (--unjudged unknown)",
-                         hint="evaluate them with --unjudged non-relevant, or drop them")
-    ids = [q.id for q in golden]
-    return {s: budget_cutoffs(ids, lambda qid: run.rows_of(qid, fetch), docs, lengths, int(s.budget))
-            for s in wanted if s.budget is not None}
-
-
 def _condensed_note(golden: GoldenSet) -> str:
     """What scoring condensed lists means for this golden set: loud when it labels no document as
     not relevant, since every list then holds relevant documents only."""
@@ -284,36 +269,21 @@ def _condensed_note(golden: GoldenSet) -> str:
             f"documents and every metric reads as if each relevant document retrieved ranked first")
 
 
-def _judgements(golden: GoldenSet, not_relevant: Sequence[tuple[str, str]] = ()) -> Judgements:
-    """The golden set's labels, and ``not_relevant`` (question, document) pairs judged 0."""
-    q, d, g = [], [], []
-    for item in golden:
-        for doc, grade in item.relevant.items():
-            q.append(item.id)
-            d.append(doc)
-            g.append(float(grade))
-    for qid, doc in not_relevant:
-        q.append(qid)
-        d.append(doc)
-        g.append(0.0)
-    return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64))
-
-
-def _rows(golden: GoldenSet, run: Run, docs: pa.Array, rankings: Rankings, info: BuildInfo,
-          values: dict[str, np.ndarray], drift: dict[str, Any] | None, max_k: int | None,
-          outside: Sequence[tuple[str, str]] = ()) -> _Rows:
+def _rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray], drift: dict[str, Any] | None,
+          max_k: int | None) -> _Rows:
     """One QueryScore per answerable question (golden order), the no-answer section, and the ids
-    missing from the run or left with fewer than ``max_k`` documents; ``outside`` are the (question,
-    id) pairs of chunks outside a labelled span, shown judged 0."""
+    missing from the run or left with fewer than ``max_k`` documents; chunks outside a labelled span
+    (``hits.outside``) are shown judged 0."""
     out = _Rows([], [], [], [])
+    rankings, info = hits.rankings, hits.info
     answerable = rankings.num_rel > 0
     lengths = rankings.lengths
-    shown_docs = take(docs, info.top_rows).to_pylist()
-    shown_scores = [None if sc != sc else sc for sc in run.score[info.top_rows].tolist()]  # NaN: no score
+    shown_docs = take(hits.shown_docs, info.top_rows).to_pylist()
+    shown_scores = [None if sc != sc else sc for sc in hits.shown_scores[info.top_rows].tolist()]  # NaN: no score
     top_offsets = info.top_offsets.tolist()
     unjudgeable = set(drift["unjudgeable"]) if drift else set()
     judged_out: dict[str, list[str]] = {}
-    for qid, doc in outside:
+    for qid, doc in hits.outside:
         judged_out.setdefault(qid, []).append(doc)
     for i, item in enumerate(golden):
         a, b = top_offsets[i], top_offsets[i + 1]

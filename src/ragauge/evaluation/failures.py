@@ -197,7 +197,13 @@ def raw_documents(rows: Callable[[str, int | None], Sequence[str]], q: QueryScor
                   fetch: int | None) -> Sequence[str]:
     """The document ids of the raw hits that can make up a question's top ``k``: at most k plus
     the hits folded away, within the fetch depth (``rows(qid, n)`` reads the first n)."""
-    n = None if k is None else k + q.folded
+    return rows(q.id, raw_depth(q.folded, k, fetch))
+
+
+def raw_depth(folded: int, k: int | None, fetch: int | None) -> int | None:
+    """How many raw hits :func:`raw_documents` reads of a question with ``folded`` hits folded
+    away (None: all)."""
+    n = None if k is None else k + folded
     if fetch is not None:
         n = fetch if n is None else min(n, fetch)
-    return rows(q.id, n)
+    return n

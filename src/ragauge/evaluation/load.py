@@ -57,8 +57,8 @@ def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options
                          hint="pass --golden golden.jsonl, or compare saved results from 'ragauge eval --format json'")
     from ragauge.evaluation.evaluate import score_run
     from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import read_run
+    from ragauge.formats.runs import run_source
 
     if options is None:
         options = EvalOptions()
-    return score_run(load_golden(golden_path), read_run(path, run_format), options)
+    return score_run(load_golden(golden_path), run_source(path, run_format), options)

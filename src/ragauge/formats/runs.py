@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,17 +15,26 @@ from ragauge.errors import InputError, where
 
 if TYPE_CHECKING:
     from ragauge.core.grouping import Grouping
+    from ragauge.formats.trec import TrecRun
+
+BLOCK_HITS = 200_000
+"""Hits per block when a JSONL run is read block by block."""
 
 
 def read_run_jsonl(path: str | Path) -> Run:
     """Read ragauge's JSONL run format (see the README); a line ``{"_meta": {...}}`` holds metadata."""
-    results: list[QueryResult] = []
     meta: dict[str, Any] = {}
+    results = list(_jsonl_results(path, meta))
+    return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
+
+
+def _jsonl_results(path: str | Path, meta: dict[str, Any]) -> Iterator[QueryResult]:
+    """Each question's answer in a JSONL run, in file order; the ``_meta`` line fills ``meta``."""
     first: dict[str, int] = {}
     for number, obj in read_jsonl(path, what="run"):
         loc = where(path, number)
         if "_meta" in obj and "id" not in obj:
-            if results or meta:
+            if first or meta:
                 raise InputError("a '_meta' line after the first line", where=loc,
                                  hint="a run file has one '_meta' line, first: is this two run files joined?")
             if not isinstance(obj["_meta"], dict):
@@ -36,8 +46,7 @@ def read_run_jsonl(path: str | Path) -> Run:
             raise InputError(f"query {result.id!r} appears twice (first on line {first[result.id]})", where=loc,
                              hint="write one line per query")
         first[result.id] = number
-        results.append(result)
-    return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
+        yield result
 
 
 def run_line(item: QueryResult | Mapping[str, Any]) -> str:
@@ -89,12 +98,17 @@ def _sniff(path: Path) -> str:
 
 def _from_trec(path: Path) -> Run:
     """A TREC run ranked as trec_eval ranks it (score descending, ties by docno descending)."""
+    from ragauge.formats.trec import read_trec_run
+
+    return _trec_as_run(read_trec_run(path))
+
+
+def _trec_as_run(trec: TrecRun) -> Run:
     import pyarrow as pa
 
     from ragauge.core.arrow import take
-    from ragauge.formats.trec import read_trec_run, trec_ranking
+    from ragauge.formats.trec import trec_ranking
 
-    trec = read_trec_run(path)
     grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
     ranking: Grouping | None = grouping
@@ -103,7 +117,55 @@ def _from_trec(path: Path) -> Run:
         qid, doc, score = take(qid, rows), take(doc, rows), score[rows]
         ranking = None
     return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, tuple(grouping.ids), meta={"runid": trec.runid},
-               source=str(path), format="trec", ranking=ranking)
+               source=trec.source, format="trec", ranking=ranking)
+
+
+@dataclass(frozen=True)
+class RunStream:
+    """A run file read block by block (see ``formats.blocks``): for runs too large to hold at once.
+
+    Each block is a :class:`Run` holding every hit of its questions; a question in two blocks is
+    answered by the later one (a TREC query whose lines are scattered in the file). ``format`` is
+    ``jsonl``, ``trec`` or ``auto`` (sniffed). Reading errors are those of :func:`read_run`.
+    A block holds about ``block_bytes`` of a TREC file (default ``formats.blocks.BLOCK_BYTES``) or
+    ``block_hits`` hits of a JSONL file.
+    """
+
+    path: Path
+    format: str = "auto"
+    block_bytes: int | None = None
+    block_hits: int = BLOCK_HITS
+
+    def blocks(self) -> Iterator[Run]:
+        fmt = _sniff(self.path) if self.format == "auto" else self.format
+        if fmt == "trec":
+            from ragauge.formats.blocks import trec_run_blocks
+
+            for trec in trec_run_blocks(self.path, self.block_bytes):
+                yield _trec_as_run(trec)
+        elif fmt == "jsonl":
+            meta: dict[str, Any] = {}
+            batch: list[QueryResult] = []
+            hits = 0
+            for result in _jsonl_results(self.path, meta):
+                batch.append(result)
+                hits += len(result.hits)
+                if hits >= self.block_hits:
+                    yield Run.from_results(batch, meta=meta, source=str(self.path), format="jsonl")
+                    batch, hits = [], 0
+            yield Run.from_results(batch, meta=meta, source=str(self.path), format="jsonl")
+        else:
+            raise InputError(f"unknown run format {fmt!r}", hint="use jsonl, trec or auto")
+
+
+def run_source(path: str | Path, format: str = "auto") -> Run | RunStream:
+    """What evaluating the run file at ``path`` reads: the whole :class:`Run`, or, for a large
+    file (``formats.blocks.streams``), a :class:`RunStream` of its blocks, so that memory stays
+    bounded. ``evaluate_run`` takes either."""
+    from ragauge.formats.blocks import streams
+
+    path = Path(path)
+    return RunStream(path, format) if streams(path) and path.is_file() else read_run(path, format)
 
 
 def as_run(value: Run | str | Path | Mapping[str, Any]) -> Run:

@@ -60,9 +60,11 @@ def _normalize(data: bytes) -> bytes:
     return data.lstrip(b" ")
 
 
-def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: Mapping[str, type], what: str) -> InputError:
-    """Find the first malformed line (slow path, only after the fast parser failed)."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+def _locate(path: Path, data: bytes, fields: tuple[str, ...], types: Mapping[str, type], what: str,
+            first_line: int = 1) -> InputError:
+    """Find the first malformed line (slow path, only after the fast parser failed); ``data`` starts
+    at line ``first_line`` of the file."""
+    for number, raw in enumerate(data.split(b"\n"), start=first_line):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -123,38 +125,64 @@ def _clean(table: pa.Table) -> bool:
 
 def _read_table(path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str) -> pa.Table:
     """Fast path: Arrow reads the file itself (single-space separated, no comments). Otherwise the
-    bytes are normalized (comments, tabs, runs of blanks, trailing text) and parsed again; a file
-    that still fails is scanned line by line to name the first bad line."""
+    bytes are parsed by :func:`parse_lines`."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    options = _csv_options(fields, keep)
     if not path.is_file():
         read_input(path, what)  # raises the right "not found" / "cannot read" error
     if path.stat().st_size == 0:
-        return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
+        return _empty(keep)
     try:
         with open(path, "rb") as fh:
             bom = fh.read(3) == b"\xef\xbb\xbf"
         if not bom:
-            table = pcsv.read_csv(str(path), **options)
+            table = pcsv.read_csv(str(path), **_csv_options(fields, keep))
             if _clean(table):
                 return table
     except (pa.ArrowInvalid, UnicodeDecodeError):
         pass
-    raw = read_input(path, what)
-    data = _normalize(_strip_comments(raw))
-    if not data.strip():
-        return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
+    return parse_lines(read_input(path, what), path, fields, keep, what, fast=False)
+
+
+def _empty(keep: dict[str, pa.DataType]) -> pa.Table:
+    import pyarrow as pa
+
+    return pa.table({name: pa.nulls(0, t) for name, t in keep.items()})
+
+
+def parse_lines(data: bytes | pa.Buffer, path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str,
+                *, first_line: int = 1, fast: bool = True) -> pa.Table:
+    """The rows of ``data``: whole lines of a file (all of it, or a block of it starting at line
+    ``first_line``, without a BOM). Arrow parses them as they are when they are single-space
+    separated with no comments (``fast``); otherwise the bytes are normalized (comments, tabs,
+    runs of blanks, trailing text) and parsed again; lines that still fail are scanned one by one
+    to name the first bad line (InputError with file:line)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    options = _csv_options(fields, keep)
+    if fast and len(data):
+        try:
+            table = pcsv.read_csv(pa.BufferReader(data), **options)
+            if _clean(table):
+                return table
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            pass
+    if not isinstance(data, bytes):
+        data = data.to_pybytes()
+    normalized = _normalize(_strip_comments(data))
+    if not normalized.strip():
+        return _empty(keep)
     for attempt in range(2):
         try:
-            return pcsv.read_csv(pa.BufferReader(data), **options)
+            return pcsv.read_csv(pa.BufferReader(normalized), **options)
         except (pa.ArrowInvalid, UnicodeDecodeError):
             if attempt == 0:  # text after the last field is ignored, as trec_eval does
                 head = rb"\S+ " * (len(fields) - 1) + rb"\S+"
-                data = re.sub(rb"(?m)^(" + head + rb") [^\n]*$", rb"\1", data)
+                normalized = re.sub(rb"(?m)^(" + head + rb") [^\n]*$", rb"\1", normalized)
     types = {name: (int if pa.types.is_integer(t) else float) for name, t in keep.items() if not pa.types.is_string(t)}
-    raise _locate(path, raw, fields, types, what)
+    raise _locate(path, data, fields, types, what, first_line)
 
 
 def _numpy(column: pa.ChunkedArray) -> np.ndarray:
@@ -164,27 +192,53 @@ def _numpy(column: pa.ChunkedArray) -> np.ndarray:
     return to_numpy(column)
 
 
-def read_trec_run(path: str | Path) -> TrecRun:
-    """Read a TREC run; the run id is the tag of the last line, as in trec_eval."""
+RUN_COLUMNS = ("qid", "docno", "score")
+
+
+def run_columns() -> dict[str, pa.DataType]:
+    """The columns of a TREC run line that evaluation reads, and their types."""
     import pyarrow as pa
 
+    return {"qid": pa.string(), "docno": pa.string(), "score": pa.float64()}
+
+
+def read_trec_run(path: str | Path) -> TrecRun:
+    """Read a TREC run; the run id is the tag of the last line, as in trec_eval."""
     path = Path(path)
-    table = _read_table(path, RUN_FIELDS, {"qid": pa.string(), "docno": pa.string(), "score": pa.float64()}, "TREC run")
-    runid = ""
-    if table.num_rows:
-        with open(path, "rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - 4096))
-            tail = _strip_comments(fh.read())
-        lines = [line.split() for line in tail.splitlines() if line.strip()]
-        runid = lines[-1][5].decode("utf-8", "replace") if lines and len(lines[-1]) > 5 else ""
+    table = _read_table(path, RUN_FIELDS, run_columns(), "TREC run")
+    runid = run_id(path) if table.num_rows else ""
     score = _numpy(table.column("score"))
-    bad = np.flatnonzero(~np.isfinite(score))
-    if len(bad):
-        row = int(bad[0])
-        raise InputError(f"score {score[row]} is not a finite number", where=where(path, _line_of_row(path, row)),
-                         hint="scores must be finite numbers (no nan, inf or values beyond 1.8e308)")
+    row = first_not_finite(score)
+    if row is not None:
+        raise not_finite(path, score[row], row)
     return TrecRun(table.column("qid"), table.column("docno"), score, runid, str(path))
+
+
+def run_id(path: Path) -> str:
+    """The tag of a run file's last line (its run id in trec_eval's output)."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        fh.seek(max(0, fh.tell() - 4096))
+        return tail_tag(fh.read())
+
+
+def tail_tag(tail: bytes) -> str:
+    """The tag (sixth field) of the last data line in ``tail``, the end of a run file; "" if none."""
+    lines = [line.split() for line in _strip_comments(tail).splitlines() if line.strip()]
+    return lines[-1][5].decode("utf-8", "replace") if lines and len(lines[-1]) > 5 else ""
+
+
+def first_not_finite(score: np.ndarray) -> int | None:
+    """The index of the first score that is not a finite number, if any."""
+    bad = np.flatnonzero(~np.isfinite(score))
+    return int(bad[0]) if len(bad) else None
+
+
+def not_finite(path: Path, value: float, row: int) -> InputError:
+    """The error for data row ``row`` (0-based, comments and blank lines not counted) of a run
+    holding the score ``value``, which is not finite."""
+    return InputError(f"score {value} is not a finite number", where=where(path, _line_of_row(path, row)),
+                      hint="scores must be finite numbers (no nan, inf or values beyond 1.8e308)")
 
 
 def _line_of_row(path: Path, row: int) -> int | None:

@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
 
 
+class DuplicateDocument(InputError):
+    """A query retrieves a document twice where that is an error (``duplicates="error"``);
+    ``query`` names the query."""
+
+    def __init__(self, message: str, *, query: str, where: str | None, hint: str) -> None:
+        super().__init__(message, where=where, hint=hint)
+        self.query = query
+
+
 @dataclass(frozen=True)
 class Judgements:
     """Columnar judgements: one row per (query id, document id) with a numeric grade."""
@@ -122,9 +131,10 @@ def build_rankings(
             ranked = repeats if base is not None else grouping.positions_of(repeats)
             at = int(repeats[np.argmin(ranked)])
             row = at if base is None else int(base[at])
-            raise InputError(
+            raise DuplicateDocument(
                 f"query {query_ids[first_q]!r} retrieves document {run_doc[row].as_py()!r} more than once",
-                where=source, hint="each document may appear once per query in a TREC run (as trec_eval requires)",
+                query=query_ids[first_q], where=source,
+                hint="each document may appear once per query in a TREC run (as trec_eval requires)",
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
     kept = lengths - folded

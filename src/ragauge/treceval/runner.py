@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ragauge.core.arrow import hash64
+from ragauge.core.arrow import hash64, strings
 from ragauge.core.background import start
 from ragauge.errors import InputError
+from ragauge.formats.blocks import streams, trec_run_blocks
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
-from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
+from ragauge.metrics.build import PARALLEL_ROWS, DuplicateDocument, Judgements, build_rankings
+from ragauge.metrics.join import Part, join_parts
 from ragauge.treceval.measures import TrecMeasure, select
 
 MIN_GEO_MEAN = 0.00001
@@ -48,20 +52,39 @@ def _fmt(name: str, qid: str, value: float | int | str, kind: str) -> str:
     return f"{name:<22}\t{qid}\t{value:.4f}\n"
 
 
-def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecEvalResult:
-    """trec_eval's output lines for ``run`` judged by ``qrels`` under ``options``."""
+def evaluate_trec(qrels: Qrels, run: TrecRun | Iterable[TrecRun], options: TrecEvalOptions) -> TrecEvalResult:
+    """trec_eval's output lines for ``run`` judged by ``qrels`` under ``options``. ``run`` is the
+    whole run, or its blocks (``formats.blocks.trec_run_blocks``: each holds every row of its
+    queries; a query in two blocks is answered by the later one): the output is the same."""
     measures, unsupported = select(options.measures)
-    # fingerprints for duplicate detection need no ranking: on a large run, hash while ranking
-    fingerprints = start(lambda: hash64(run.docno), background=len(run.docno) >= PARALLEL_ROWS)
-    grouping = trec_ranking(run)
     judged_ids = set(qrels.qid.unique().to_pylist())
-    run_ids = set(grouping.ids)
-    ids = judged_ids if options.complete else judged_ids & run_ids
-    query_ids = sorted(ids, key=lambda s: s.encode("utf-8"))
     judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
-    rankings, _ = build_rankings(query_ids, grouping, run.docno, judgements, rel_level=options.rel_level,
-                                 depth=options.max_docs, duplicates="error", source=run.source,
-                                 fingerprints=fingerprints)
+    parts: list[Part] = []
+    run_ids: dict[str, None] = {}
+    pending: dict[str, DuplicateDocument] = {}  # the first duplicate of each block, by query
+    rows, runid, source = 0, "", None
+    for block in [run] if isinstance(run, TrecRun) else run:
+        # fingerprints for duplicate detection need no ranking: on a large block, hash while ranking
+        fingerprints = start(partial(hash64, block.docno), background=len(block.docno) >= PARALLEL_ROWS)
+        grouping = trec_ranking(block)
+        rows, runid, source = rows + len(block.qid), block.runid, block.source
+        run_ids.update(dict.fromkeys(grouping.ids))
+        for q in pending.keys() & set(grouping.ids):
+            del pending[q]  # this block holds all of the query's rows: it decides
+        ids = sorted(judged_ids.intersection(grouping.ids), key=_utf8)
+        try:
+            rankings, info = build_rankings(ids, grouping, block.docno, judgements, rel_level=options.rel_level,
+                                            depth=options.max_docs, duplicates="error", source=block.source,
+                                            fingerprints=fingerprints)
+        except DuplicateDocument as exc:
+            pending[exc.query] = exc
+            continue
+        parts.append(Part(ids, rankings, info))
+    if pending:
+        raise pending[min(pending, key=_utf8)]
+    query_ids = sorted(judged_ids if options.complete else judged_ids & run_ids.keys(), key=_utf8)
+    base = build_rankings(query_ids, strings([]), strings([]), judgements, rel_level=options.rel_level)
+    rankings, _ = join_parts(query_ids, base, parts, tuple(run_ids))
     columns: list[tuple[str, TrecMeasure, np.ndarray]] = []
     for m in measures:
         if m.compute is None:
@@ -77,7 +100,7 @@ def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecE
     nq = len(query_ids)
     for m in measures:
         if m.kind == "runid":
-            lines.append(_fmt("runid", "all", run.runid, "runid"))
+            lines.append(_fmt("runid", "all", runid, "runid"))
         elif m.kind == "num_q":
             lines.append(_fmt("num_q", "all", nq, "num_q"))
         for label, mm, values in columns:
@@ -93,17 +116,24 @@ def evaluate_trec(qrels: Qrels, run: TrecRun, options: TrecEvalOptions) -> TrecE
     notes = []
     if not len(qrels.qid):
         notes.append(f"{qrels.source}: the qrels hold no judgements, so every measure is 0")
-    if not len(run.qid):
-        notes.append(f"{run.source}: the run holds no lines, so every measure is 0")
-    elif len(qrels.qid) and not judged_ids & run_ids:
+    if not rows:
+        notes.append(f"{source}: the run holds no lines, so every measure is 0")
+    elif len(qrels.qid) and not judged_ids & run_ids.keys():
         notes.append("no query of the run is judged in the qrels, so every measure is 0 (are they from the same "
                      "collection?)")
     return TrecEvalResult(lines, unsupported, notes)
 
 
 def trec_eval(qrels_path: str | Path, run_path: str | Path, options: TrecEvalOptions | None = None) -> TrecEvalResult:
-    """Read both files and evaluate; see :func:`evaluate_trec`."""
+    """Read both files and evaluate; see :func:`evaluate_trec`. A large run file (or a pipe) is
+    read block by block (``formats.blocks.streams``), in bounded memory, with the same output."""
     options = options or TrecEvalOptions()
     if options.max_docs is not None and options.max_docs < 1:
         raise InputError("-M must be a positive number of documents")
-    return evaluate_trec(read_qrels(qrels_path), read_trec_run(run_path), options)
+    qrels = read_qrels(qrels_path)
+    run = trec_run_blocks(run_path) if streams(run_path) else read_trec_run(run_path)
+    return evaluate_trec(qrels, run, options)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8")
