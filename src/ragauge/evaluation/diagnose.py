@@ -66,7 +66,7 @@ def explain_zeros(golden: GoldenSet, run: Run, docs: pa.Array, *, any_relevant_r
     any answerable question, naming the detectable cause; [] when something relevant came back
     or there is nothing to explain. Also warns about chunk-looking golden ids and a
     ``--doc-id-sep`` found in no chunk id, which mislead whatever the numbers."""
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     warnings: list[str] = []
     judged = [d for q in golden for d, g in q.relevant.items() if is_relevant(g)]
