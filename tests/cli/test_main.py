@@ -22,13 +22,24 @@ def test_every_command_loads_and_is_listed() -> None:
 
 
 def test_batch_commands_tune_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from ragauge.cli.process import GC_OBJECTS
+
     monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
-    CliRunner().invoke(cli, ["golden", "--help"])
-    assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ  # not an evaluation command
-    result = CliRunner().invoke(cli, ["trec-eval", str(DATA / "trec_eval" / "qrels.test"),
-                                      str(DATA / "trec_eval" / "results.test"), "-m", "map"])
-    assert result.exit_code == 0, result.output
-    assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, *before[1:])
+        CliRunner().invoke(cli, ["golden", "--help"])
+        assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ  # not an evaluation command
+        assert gc.get_threshold()[0] == 700
+        result = CliRunner().invoke(cli, ["trec-eval", str(DATA / "trec_eval" / "qrels.test"),
+                                          str(DATA / "trec_eval" / "results.test"), "-m", "map"])
+        assert result.exit_code == 0, result.output
+        assert os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
+        assert gc.get_threshold() == (GC_OBJECTS, *before[1:])
+    finally:
+        gc.set_threshold(*before)
 
 
 def test_error_messages_cannot_put_control_sequences_on_the_terminal(tmp_path: Path) -> None:

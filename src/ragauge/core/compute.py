@@ -22,7 +22,7 @@ try:
         call_function,
     )
 except ImportError:  # pragma: no cover - pyarrow defines them there from 1.0 to today
-    from pyarrow.compute import (  # type: ignore[assignment]
+    from pyarrow.compute import (
         IndexOptions,
         MatchSubstringOptions,
         SetLookupOptions,
@@ -79,7 +79,7 @@ def index(values: Any, value: Any) -> Any:
     return call_function("index", [values], IndexOptions(pa.scalar(value, type=values.type)))
 
 
-def match_substring(values: Any, pattern: str) -> Any:
+def match_substring(values: Any, pattern: Any) -> Any:
     return call_function("match_substring", [values], MatchSubstringOptions(pattern))
 
 
