@@ -27,6 +27,7 @@ import argparse
 import json
 import multiprocessing as mp
 import statistics
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -230,6 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     facts = machine_facts()
     facts["bytecode"] = compile_ragauge()
     facts["ranx_python"] = ranx if has_ranx else "ranx not installed: left out"
+    if has_ranx and ranx != sys.executable:  # machine_facts() looked in this interpreter
+        versions = subprocess.run([ranx, "-c", "import importlib.metadata as m; print(m.version('ranx'), "
+                                   "m.version('numba'))"], capture_output=True, text=True).stdout.split()
+        facts["versions"].update(dict(zip(("ranx", "numba"), versions)))
     evals: dict[tuple[str, str], Result] = {}
     run_times: dict[str, Timed] = {}
     dense_time = None
@@ -286,8 +291,6 @@ def compile_ragauge() -> str:
 
 
 def run_ok(cmd: list[str]) -> bool:
-    import subprocess
-
     try:
         return subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
