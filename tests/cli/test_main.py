@@ -77,3 +77,28 @@ print(seen)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[False]"
+
+
+def test_a_small_evaluation_imports_neither_pyarrow_compute_nor_numpy_ma(tmp_path: Path) -> None:
+    """Both cost a small evaluation's whole process ~40 ms (pyarrow.compute builds ~290 Python
+    wrappers; np.unique imports numpy.ma): ragauge calls Arrow's kernels through core.compute."""
+    import subprocess
+    import sys
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "query": "a", "relevant": ["d1"]}\n'
+                      '{"id": "q2", "query": "b", "relevant": ["d3"]}\n')
+    run = tmp_path / "run.trec"  # a tie (q1: d2, d1) and a duplicate (q1: d2 twice)
+    run.write_text("q1 Q0 d2 1 2.0 x\nq1 Q0 d1 2 2.0 x\nq1 Q0 d2 3 1.0 x\nq2 Q0 d3 1 1.0 x\n")
+    code = f"""
+import io, sys, contextlib
+import ragauge.cli.main as m
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        m.cli.main(['eval', {str(golden)!r}, '--run', {str(run)!r}, '--format', 'json'], standalone_mode=False)
+    except SystemExit:
+        pass
+print(sorted(name for name in ('pyarrow.compute', 'numpy.ma', 'ragauge.evaluation.evaluate') if name in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['ragauge.evaluation.evaluate']"
