@@ -45,6 +45,8 @@ TOOLS = ("ragauge trec-eval", "ragauge eval", "pytrec_eval", "ir_measures", "ran
 ENV_KEYS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
             "NUMBA_NUM_THREADS", "NUMBA_CACHE_DIR", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE")
 TIME_BIN = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+RUNNER_PYTHON: dict[str, str] = {}
+"""A competitor run by another interpreter (e.g. ranx from a venv of its own); default: this one."""
 
 
 @dataclass
@@ -93,7 +95,7 @@ def command(tool: str, data: Path, scale: str, tmp: Path, extra: tuple[str, ...]
         out = tmp / f"{scale}.eval.json"
         return [*ragauge_cmd(), "eval", golden, "--run", run, "--metrics", ",".join(MEASURES),
                 "--format", "json", "-o", str(out)], out
-    return [sys.executable, str(HERE / "runners.py"), tool, qrels, run, *extra], None
+    return [RUNNER_PYTHON.get(tool, sys.executable), str(HERE / "runners.py"), tool, qrels, run, *extra], None
 
 
 def parse_output(tool: str, stdout: str, out_file: Path | None) -> dict[str, Any]:
@@ -115,6 +117,14 @@ def measure(tool: str, data: Path, scale: str, tmp: Path, env: dict[str, str] | 
     cmd, out_file = command(tool, data, scale, tmp, extra)
     if out_file is not None and out_file.exists():
         out_file.unlink()
+    wall, peak_mb, cpu, stdout = run_process(cmd, tmp, f"{tool} on {scale}", env, timeout)
+    return Sample(wall, peak_mb, cpu, parse_output(tool, stdout, out_file))
+
+
+def run_process(cmd: list[str], tmp: Path, what: str, env: dict[str, str] | None = None,
+                timeout: float = 900) -> tuple[float, float, float, str]:
+    """Run ``cmd`` as a fresh process: (wall s, peak RSS MB, user + system cpu s, stdout); exits
+    with the command's stderr when it fails."""
     env = {**os.environ, **(env or {})}
     stdout_path, stderr_path, time_path = tmp / "stdout", tmp / "stderr", tmp / "time"
     if TIME_BIN:
@@ -135,8 +145,8 @@ def measure(tool: str, data: Path, scale: str, tmp: Path, env: dict[str, str] | 
             cpu = usage.ru_utime + usage.ru_stime
     stdout, stderr = stdout_path.read_text(), stderr_path.read_text()
     if rc != 0:
-        raise SystemExit(f"{tool} failed on {scale} (exit {rc}):\n{' '.join(cmd)}\n{stderr[-3000:]}")
-    return Sample(wall, peak_kb / 1024, cpu, parse_output(tool, stdout, out_file))
+        raise SystemExit(f"{what} failed (exit {rc}):\n{' '.join(cmd)}\n{stderr[-3000:]}")
+    return wall, peak_kb / 1024, cpu, stdout
 
 
 def machine_facts() -> dict[str, Any]:

@@ -35,8 +35,8 @@ _RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Leng
              + str(len(_BODY)).encode() + b"\r\n\r\n" + _BODY)
 
 
-async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """A minimal HTTP/1.1 keep-alive responder: read a request, sleep 50 ms, answer 20 hits."""
+async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sleep: float = SLEEP) -> None:
+    """A minimal HTTP/1.1 keep-alive responder: read a request, sleep ``sleep`` s (none at 0), answer 20 hits."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -46,7 +46,8 @@ async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
                     length = int(line.split(b":", 1)[1])
             if length:
                 await reader.readexactly(length)
-            await asyncio.sleep(SLEEP)
+            if sleep:
+                await asyncio.sleep(sleep)
             writer.write(_RESPONSE)
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):
@@ -57,10 +58,13 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def serve(port_pipe: object) -> None:
+def serve(port_pipe: object, sleep: float = SLEEP) -> None:
     """The slow retriever (an asyncio server, so it is not the bottleneck), in its own process."""
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _handle(reader, writer, sleep)
+
     async def main() -> None:
-        server = await asyncio.start_server(_handle, "127.0.0.1", 0, backlog=256)
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=256)
         port_pipe.send(server.sockets[0].getsockname()[1])  # type: ignore[attr-defined]
         await server.serve_forever()
     asyncio.run(main())

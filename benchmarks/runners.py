@@ -1,6 +1,6 @@
 """The competitors, each as a user would script it; one is run per fresh process by bench_eval.py.
 
-    python benchmarks/runners.py {pytrec_eval,ir_measures,ranx} QRELS RUN [--warm]
+    python benchmarks/runners.py {pytrec_eval,ir_measures,ranx,pure_python} QRELS RUN [--warm]
 
 Prints one JSON line: ``{"values": {measure: mean}, "timings": {...}}`` with measures named
 map, ndcg@10, mrr, precision@10, recall@100. Only the chosen library is imported.
@@ -73,7 +73,60 @@ def run_ranx(qrels_path: str, run_path: str, warm: bool = False) -> dict[str, An
     return {"values": {m: float(values[m]) for m in metrics}, "timings": timings}
 
 
-RUNNERS = {"pytrec_eval": run_pytrec_eval, "ir_measures": run_ir_measures, "ranx": run_ranx}
+def run_pure_python(qrels_path: str, run_path: str) -> dict[str, Any]:
+    """No library at all: both files parsed line by line, each question ranked as trec_eval ranks
+    it (score descending, ties by docno descending) and the five measures in plain Python, over
+    the questions both files hold (as pytrec_eval averages). The floor of start-up cost."""
+    import math
+
+    t0 = time.perf_counter()
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path) as fh:
+        for line in fh:
+            qid, _, doc, rel = line.split()
+            qrels.setdefault(qid, {})[doc] = int(rel)
+    run: dict[str, dict[str, float]] = {}
+    with open(run_path) as fh:
+        for line in fh:
+            qid, _, doc, _, score, _ = line.split()
+            run.setdefault(qid, {})[doc] = float(score)
+    t1 = time.perf_counter()
+    sums = dict.fromkeys(MEASURES, 0.0)
+    n = 0
+    for qid, scored in run.items():
+        judged = qrels.get(qid)
+        if judged is None:
+            continue
+        n += 1
+        ranked = sorted(scored, key=lambda d: (scored[d], d), reverse=True)
+        relevant = sum(1 for g in judged.values() if g >= 1)
+        if not relevant:
+            continue
+        found, ap, dcg, first = 0, 0.0, 0.0, 0
+        for rank, doc in enumerate(ranked, start=1):
+            grade = judged.get(doc, 0)
+            if rank <= 10 and grade > 0:
+                dcg += grade / math.log2(rank + 1)
+            if grade >= 1:
+                found += 1
+                ap += found / rank
+                first = first or rank
+                if rank <= 10:
+                    sums["precision@10"] += 0.1
+                if rank <= 100:
+                    sums["recall@100"] += 1 / relevant
+        ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:10]
+        idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        sums["map"] += ap / relevant
+        sums["ndcg@10"] += dcg / idcg if idcg else 0.0
+        sums["mrr"] += 1 / first if first else 0.0
+    t2 = time.perf_counter()
+    return {"values": {m: v / n if n else 0.0 for m, v in sums.items()},
+            "timings": {"parse": t1 - t0, "evaluate": t2 - t1}}
+
+
+RUNNERS = {"pytrec_eval": run_pytrec_eval, "ir_measures": run_ir_measures, "ranx": run_ranx,
+           "pure_python": run_pure_python}
 
 
 def main() -> None:

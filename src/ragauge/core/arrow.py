@@ -122,11 +122,13 @@ def take(values: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
     take on a chunked array may first join every chunk, a full copy per call."""
     import pyarrow as pa
 
+    from ragauge.core import compute as pc
+
     indices = np.asarray(indices, dtype=np.int64)
     if not isinstance(values, pa.ChunkedArray):
-        return values.take(from_numpy(indices))
+        return pc.take(values, from_numpy(indices))
     if values.num_chunks == 1:
-        return values.chunk(0).take(from_numpy(indices))
+        return pc.take(values.chunk(0), from_numpy(indices))
     if len(indices) == 0:
         return values.chunk(0).slice(0, 0) if values.num_chunks else pa.nulls(0, values.type)
     bounds = np.cumsum([0] + [len(c) for c in values.chunks])
@@ -134,14 +136,14 @@ def take(values: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
     order = None if ascending else np.argsort(indices, kind="stable")
     wanted = indices if order is None else indices[order]
     cuts = np.searchsorted(wanted, bounds)
-    parts = [values.chunk(i).take(from_numpy(wanted[cuts[i]:cuts[i + 1]] - bounds[i]))
+    parts = [pc.take(values.chunk(i), from_numpy(wanted[cuts[i]:cuts[i + 1]] - bounds[i]))
              for i in range(values.num_chunks) if cuts[i + 1] > cuts[i]]
     joined = pa.concat_arrays(parts)
     if order is None:
         return joined
     back = np.empty(len(order), dtype=np.int64)
     back[order] = np.arange(len(order), dtype=np.int64)
-    return joined.take(from_numpy(back))
+    return pc.take(joined, from_numpy(back))
 
 
 def hash64(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -193,7 +195,7 @@ def _hash_chunk(values: pa.Array, out: np.ndarray) -> None:
 
 def group_starts(values: pa.Array) -> np.ndarray:
     """Indices where a new run of equal adjacent values starts (always includes 0 when non-empty)."""
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     n = len(values)
     if n == 0:

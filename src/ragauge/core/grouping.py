@@ -96,7 +96,7 @@ def contiguous(qid: pa.Array | pa.ChunkedArray, order: np.ndarray | None = None)
 def group_rows(qid: pa.Array | pa.ChunkedArray) -> Grouping:
     """Group rows by query id, keeping each query's rows in their relative (rank) order; a query
     whose rows are split over several blocks is gathered at its first block's place."""
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     qid = string_column(qid)
     n = len(qid)

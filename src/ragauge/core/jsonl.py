@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -208,4 +209,53 @@ def dumps(value: Any, *, indent: int | None = None, separators: tuple[str, str] 
     except ValueError:
         text = json.dumps(finite_or_none(value), ensure_ascii=False, allow_nan=False, indent=indent,
                           separators=separators)
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _UNSAFE.sub(_escape, text)
+
+
+def compact(value: Any) -> str:
+    """:func:`dumps` with the separators ``,`` and ``:`` and no spaces: the same text, character for
+    character, whether or not orjson is installed.
+
+    orjson (about ten times faster on a large report) writes it when it can produce exactly that
+    text; the standard library writes it otherwise: for values that are not plain JSON data (dict
+    with string keys, list, tuple, str, int, float, bool, None), lone surrogates, integers beyond
+    64 bits, and numbers below 1e-4 in magnitude, which orjson spells differently
+    (``0.00001``, ``1.5e-7`` where Python writes ``1e-05``, ``1.5e-07``). Give it JSON data: orjson
+    also writes enums and UUIDs, which the standard library refuses."""
+    fast = _orjson()
+    if fast is not None:
+        encode, option = fast
+        try:
+            data = encode(value, option=option)
+        except TypeError:  # orjson.JSONEncodeError: not plain JSON data, or beyond what orjson writes
+            pass
+        else:
+            if b"0.0000" not in data and not _ONE_DIGIT_EXPONENT.search(data):
+                text = data.decode("utf-8")
+                if data.isascii() and b"\x7f" not in data:  # nothing to escape; far quicker than the search
+                    return text
+                return _UNSAFE.sub(_escape, text)
+    return dumps(value, separators=(",", ":"))
+
+
+_ONE_DIGIT_EXPONENT = re.compile(rb"e-\d(?!\d)")
+"""With ``0.0000``, where orjson's number text can differ from Python's ``repr``: both write the
+shortest digits that read back to the same float, but below 1e-4 orjson writes ``0.0000d`` or a
+one-digit exponent (``e-7``). A match inside a string only costs a fallback to the standard
+library. (Two searches: a regex alternation of both scans several times slower.)"""
+
+
+@cache
+def _orjson() -> tuple[Callable[..., bytes], int] | None:
+    """orjson's encoder and the options that make it refuse (rather than convert) what the standard
+    library would not write the same way; None when orjson is not installed."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.dumps, (orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+                          | orjson.OPT_PASSTHROUGH_SUBCLASS)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"

@@ -68,7 +68,7 @@ def explain_zeros(golden: GoldenSet, chunks: pa.Array | None, docs: pa.Array, *,
     or there is nothing to explain. Also warns about chunk-looking golden ids and a
     ``--doc-id-sep`` found in no chunk id, which mislead whatever the numbers. ``chunks`` are the
     run's ids the separator applies to (None without one), ``docs`` the documents returned."""
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     warnings: list[str] = []
     judged = [d for q in golden for d, g in q.relevant.items() if is_relevant(g)]

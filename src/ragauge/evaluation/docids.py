@@ -37,8 +37,8 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
     is an error). Without a rule, a row with no doc id is an error.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
+    from ragauge.core import compute as pc
     from ragauge.core.arrow import as_string_array, strings
 
     if sep and pattern:
@@ -55,7 +55,7 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
     chunks = run.chunk_id
     if run.format == "trec" and (sep or pattern):
         docs, chunks = pa.nulls(len(docs), pa.string()), run.doc_id
-    missing = docs.is_null()
+    missing = pc.is_null(docs)
     if not pc.any(missing).as_py():
         return docs
     if not (sep or pattern):
@@ -65,7 +65,7 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
             f"hits of query {qid!r} have chunk ids but no doc_id", where=run.source,
             hint="pass --doc-id-sep '#' or --doc-id-pattern REGEX to map chunk ids to documents",
         )
-    source = as_string_array(chunks.filter(missing))  # one array: replace_with_mask takes no chunked values
+    source = as_string_array(pc.filter(chunks, missing))  # one array: replace_with_mask takes no chunked values
     uniq = pc.unique(source).to_pylist()
     mapped: list[str] = []
     for chunk in uniq:
@@ -77,7 +77,7 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
             raise InputError(f"chunk id {chunk!r} does not match --doc-id-pattern {pattern!r}", where=run.source)
         mapped.append(m.group(1))
     codes = pc.index_in(source, value_set=strings(uniq))
-    filled = strings(mapped).take(codes)
+    filled = pc.take(strings(mapped), codes)
     if isinstance(missing, pa.ChunkedArray):
         missing = missing.combine_chunks()
     return pc.replace_with_mask(as_string_array(docs), missing, filled)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -276,8 +277,12 @@ def _rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray]
     (``hits.outside``) are shown judged 0."""
     out = _Rows([], [], [], [])
     rankings, info = hits.rankings, hits.info
-    answerable = rankings.num_rel > 0
-    lengths = rankings.lengths
+    # every per-question number as a Python list first: indexing numpy arrays one scalar at a time
+    # is several times slower, and this loop runs once per question (thousands)
+    answerable = (rankings.num_rel > 0).tolist()
+    lengths, present, firsts = rankings.lengths.tolist(), info.present.tolist(), rankings.first_rel_rank.tolist()
+    raw_lengths, folded = info.raw_lengths.tolist(), info.folded.tolist()
+    columns = [(n, v.tolist()) for n, v in values.items()]
     shown_docs = take(hits.shown_docs, info.top_rows).to_pylist()
     shown_scores = [None if sc != sc else sc for sc in hits.shown_scores[info.top_rows].tolist()]  # NaN: no score
     top_offsets = info.top_offsets.tolist()
@@ -285,13 +290,14 @@ def _rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray]
     judged_out: dict[str, list[str]] = {}
     for qid, doc in hits.outside:
         judged_out.setdefault(qid, []).append(doc)
+    returned = partial(tuple.__new__, Returned)  # Returned(*fields) without its Python-level __new__
     for i, item in enumerate(golden):
         a, b = top_offsets[i], top_offsets[i + 1]
         grades = {doc: float(g) for doc, g in item.relevant.items()} | {o: 0.0 for o in judged_out.get(item.id, ())}
-        top = tuple(map(Returned, shown_docs[a:b], range(1, b - a + 1), map(grades.get, shown_docs[a:b]),
-                        shown_scores[a:b]))
+        docs_i = shown_docs[a:b]
+        top = tuple(map(returned, zip(docs_i, range(1, b - a + 1), map(grades.get, docs_i), shown_scores[a:b])))
         error = run.errors.get(item.id)
-        status = "error" if error is not None else "ok" if info.present[i] else "missing"
+        status = "error" if error is not None else "ok" if present[i] else "missing"
         if not answerable[i]:
             if item.id not in unjudgeable:  # every relevant id stale: reported under drift instead
                 out.no_answer.append({"id": item.id, "query": item.query, "tags": list(item.tags),
@@ -301,11 +307,10 @@ def _rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray]
             out.missing.append(item.id)
         elif max_k is not None and lengths[i] < max_k:
             out.short.append(item.id)
-        first = int(rankings.first_rel_rank[i])
         out.scores.append(QueryScore(
-            item.id, item.query, item.tags, {n: float(v[i]) for n, v in values.items()},
-            dict(item.relevant), first or None, top, int(info.raw_lengths[i]), int(lengths[i]),
-            int(info.folded[i]), status, error, run.latency_ms.get(item.id), run.cost.get(item.id),
+            item.id, item.query, item.tags, {n: v[i] for n, v in columns},
+            dict(item.relevant), firsts[i] or None, top, raw_lengths[i], lengths[i],
+            folded[i], status, error, run.latency_ms.get(item.id), run.cost.get(item.id),
             dict(item.extra),
         ))
     return out

@@ -32,11 +32,12 @@ class Returned(NamedTuple):
         return is_relevant(self.grade)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"doc_id": self.doc_id, "rank": self.rank, "relevant": self.relevant}
-        if self.grade is not None:
-            out["grade"] = self.grade
-        if self.score is not None:
-            out["score"] = self.score
+        doc_id, rank, grade, score = self  # unpacked once: a report calls this for every shown document
+        out: dict[str, Any] = {"doc_id": doc_id, "rank": rank, "relevant": is_relevant(grade)}
+        if grade is not None:
+            out["grade"] = grade
+        if score is not None:
+            out["score"] = score
         return out
 
     @classmethod
@@ -90,7 +91,7 @@ class QueryScore:
         out.update({
             "first_relevant_rank": self.first_relevant_rank,
             "relevant": self.relevant,
-            "top": [r.to_dict() for r in self.top],
+            "top": list(map(Returned.to_dict, self.top)),
             "n_hits": self.n_hits, "n_unique": self.n_unique, "folded": self.folded, "status": self.status,
         })
         for key in ("error", "latency_ms", "cost"):

@@ -302,8 +302,8 @@ def trec_ranking(run: TrecRun) -> Grouping:
     moves that put tied rows in order.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
+    from ragauge.core import compute as pc
     from ragauge.core.arrow import from_numpy, ragged_arange, take, to_numpy
     from ragauge.core.grouping import Grouping, contiguous
 

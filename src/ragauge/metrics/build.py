@@ -180,13 +180,13 @@ class _JudgementKeys:
 
     @classmethod
     def build(cls, query_ids: Sequence[str], judgements: Judgements, rel_level: float) -> _JudgementKeys:
-        import pyarrow.compute as pc
+        from ragauge.core import compute as pc
 
         nq = len(query_ids)
         jq_all = _codes(as_string_array(judgements.qid), strings(list(query_ids)))
         mine = jq_all >= 0
         jq = jq_all[mine].astype(np.int64)
-        jdoc = as_string_array(judgements.docno).filter(from_numpy(mine))
+        jdoc = pc.filter(as_string_array(judgements.docno), from_numpy(mine))
         jgrade = np.asarray(judgements.grade, dtype=np.float64)[mine]
         vocab = pc.unique(jdoc)
         key = jq * max(len(vocab), 1) + _codes(jdoc, vocab)
@@ -269,7 +269,7 @@ def _top(
 
 def _codes(values: pa.Array | pa.ChunkedArray, vocab: pa.Array) -> np.ndarray:
     """Index of each value in ``vocab``, -1 when absent."""
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     codes = to_numpy(pc.index_in(values, value_set=vocab), null=-1)
     return codes if codes.dtype in (np.int32, np.int64) else codes.astype(np.int64)
