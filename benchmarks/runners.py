@@ -16,10 +16,8 @@ from typing import Any
 MEASURES = ("map", "ndcg@10", "mrr", "precision@10", "recall@100")
 
 
-def run_pytrec_eval(qrels_path: str, run_path: str) -> dict[str, Any]:
-    import pytrec_eval
-
-    t0 = time.perf_counter()
+def read_dicts(qrels_path: str, run_path: str) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Both TREC files as the nested dicts pytrec_eval takes, parsed line by line in plain Python."""
     qrels: dict[str, dict[str, int]] = {}
     with open(qrels_path) as fh:
         for line in fh:
@@ -30,6 +28,14 @@ def run_pytrec_eval(qrels_path: str, run_path: str) -> dict[str, Any]:
         for line in fh:
             qid, _, doc, _, score, _ = line.split()
             run.setdefault(qid, {})[doc] = float(score)
+    return qrels, run
+
+
+def run_pytrec_eval(qrels_path: str, run_path: str) -> dict[str, Any]:
+    import pytrec_eval
+
+    t0 = time.perf_counter()
+    qrels, run = read_dicts(qrels_path, run_path)
     t1 = time.perf_counter()
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "recip_rank", "P.10", "recall.100"})
     per_query = evaluator.evaluate(run)
@@ -80,16 +86,7 @@ def run_pure_python(qrels_path: str, run_path: str) -> dict[str, Any]:
     import math
 
     t0 = time.perf_counter()
-    qrels: dict[str, dict[str, int]] = {}
-    with open(qrels_path) as fh:
-        for line in fh:
-            qid, _, doc, rel = line.split()
-            qrels.setdefault(qid, {})[doc] = int(rel)
-    run: dict[str, dict[str, float]] = {}
-    with open(run_path) as fh:
-        for line in fh:
-            qid, _, doc, _, score, _ = line.split()
-            run.setdefault(qid, {})[doc] = float(score)
+    qrels, run = read_dicts(qrels_path, run_path)
     t1 = time.perf_counter()
     sums = dict.fromkeys(MEASURES, 0.0)
     n = 0
