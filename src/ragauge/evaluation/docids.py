@@ -22,10 +22,16 @@ def doc_id_rule(sep: str | None = None, pattern: str | None = None) -> str:
     return "doc id as given by each hit"
 
 
+def docnos_are_chunks(run: Run, sep: str | None = None, pattern: str | None = None) -> bool:
+    """Whether the run's document ids are read as chunk ids: a TREC run's docnos, when a rule maps
+    chunk ids to documents."""
+    return run.format == "trec" and bool(sep or pattern)
+
+
 def chunk_column(run: Run, sep: str | None = None, pattern: str | None = None) -> pa.Array:
-    """The chunk id in effect per hit row: the run's own, or, when a rule is given, a TREC run's
-    docnos (which :func:`resolve_doc_ids` then reads as chunk ids)."""
-    return run.doc_id if run.format == "trec" and (sep or pattern) else run.chunk_id
+    """The chunk id in effect per hit row: the run's own, or the docnos :func:`docnos_are_chunks`
+    says are chunk ids."""
+    return run.doc_id if docnos_are_chunks(run, sep, pattern) else run.chunk_id
 
 
 def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None) -> pa.Array:
@@ -51,10 +57,8 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
             raise InputError(f"invalid --doc-id-pattern: {exc}") from None
         if regex.groups < 1:
             raise InputError("--doc-id-pattern needs a capture group", hint=r"e.g. '^(.+?)#\d+$'")
-    docs = run.doc_id
-    chunks = run.chunk_id
-    if run.format == "trec" and (sep or pattern):
-        docs, chunks = pa.nulls(len(docs), pa.string()), run.doc_id
+    chunks = chunk_column(run, sep, pattern)
+    docs = pa.nulls(len(run.doc_id), pa.string()) if docnos_are_chunks(run, sep, pattern) else run.doc_id
     missing = pc.is_null(docs)
     if not pc.any(missing).as_py():
         return docs

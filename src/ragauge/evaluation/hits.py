@@ -20,7 +20,7 @@ from ragauge.data.ids import chunk_parent, section_parent
 from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.docids import chunk_column, resolve_doc_ids
+from ragauge.evaluation.docids import chunk_column, docnos_are_chunks, resolve_doc_ids
 from ragauge.evaluation.failures import raw_depth
 from ragauge.evaluation.spans import OUTSIDE, Resolved, match_spans
 from ragauge.evaluation.tokens import Tokenizer, hit_tokens
@@ -119,9 +119,11 @@ def ranked_hits(golden: GoldenSet, run: Run, knobs: Knobs) -> Hits:
 
 
 def _chunks(run: Run, sep: str | None) -> pa.Array | None:
+    """The chunk ids ``--doc-id-sep`` applies to (``explain_zeros`` checks it occurs in them)."""
     if not sep:
         return None
-    return run.doc_id if run.format == "trec" else run.chunk_id.filter(run.doc_id.is_null())
+    chunks = chunk_column(run, sep)
+    return chunks if docnos_are_chunks(run, sep) else chunks.filter(run.doc_id.is_null())
 
 
 def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, lengths: np.ndarray | None,
