@@ -362,7 +362,8 @@ def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Findin
     their offsets and quotes found more than once in their document (a warning each), resolved by
     ``ragauge.evaluation.spans`` as evaluations resolve them; without a corpus, one note that the
     spans were not checked."""
-    from ragauge.evaluation.spans import document_texts, has_spans, quote_places, resolve_spans
+    from ragauge.evaluation.spans import has_spans, quote_places, resolve_spans
+    from ragauge.formats.corpus import read_corpus_texts
     from ragauge.formats.golden import load_golden
 
     try:
@@ -374,7 +375,7 @@ def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Findin
     if corpus is None:
         return [Finding("info", "spans-unchecked", "span labels were not checked against the corpus text",
                         hint="pass --corpus PATH to find stale, moved and ambiguous spans")]
-    texts = document_texts(corpus)
+    texts = read_corpus_texts(corpus).plain
     report = resolve_spans(golden_set, texts).report
     line = {q.id: q.line for q in golden_set}
     found = [Finding("error", "stale-span", f"question {s['id']!r}: the span {s['span']} of {s['doc_id']!r} is stale: "

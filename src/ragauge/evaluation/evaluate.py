@@ -38,7 +38,7 @@ from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.text import Texts
 from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, open_tokenizer
-from ragauge.formats.corpus import read_corpus_texts
+from ragauge.formats.corpus import CorpusTexts, read_corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, as_run, run_source
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
@@ -65,7 +65,7 @@ def evaluate_run(
     on_error: OnError = "zero",
     known_documents: Set[str] | None = None,
     unjudged: Unjudged = "non-relevant",
-    corpus: str | Path | Mapping[str, str] | None = None,
+    corpus: str | Path | Mapping[str, str] | CorpusTexts | None = None,
     mix_synthetic: bool = False,
     tokenizer: str | None = None,
 ) -> Evaluation:
@@ -208,8 +208,7 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     elif skipped:
         hits = select(hits, golden)
     rankings, info = hits.rankings, hits.info
-    if resolved is not None:
-        resolved.report["whole_hits"] = hits.whole
+    spans = None if resolved is None else {**resolved.report, "whole_hits": hits.whole}
     values = compute(rankings, specs, unjudged=unjudged, budgets=hits.budgets)
     names = [str(s) for s in specs]
     rows = _rows(golden, run, hits, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
@@ -227,8 +226,8 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(whole, run, rows, info, drift, skipped, max_k)
-    if resolved is not None:
-        warnings += span_warnings(resolved.report)
+    if spans is not None:
+        warnings += span_warnings(spans)
     if unjudged == "unknown":
         warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
@@ -248,8 +247,8 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     }
     if drift is not None:
         meta["drift"] = drift
-    if resolved is not None:
-        meta["spans"] = resolved.report
+    if spans is not None:
+        meta["spans"] = spans
     latency = list(run.latency_ms.values())
     if latency:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}

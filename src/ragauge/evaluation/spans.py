@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,6 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.data.spans import Span
 from ragauge.errors import InputError, where
-from ragauge.formats.corpus import CorpusTexts
 
 OUTSIDE = " (outside the labelled span)"
 """Appended to a document id for its hits that overlap none of its spans."""
@@ -64,14 +62,6 @@ class Matched:
 
 def has_spans(golden: GoldenSet) -> bool:
     return any(q.spans for q in golden)
-
-
-def document_texts(corpus: str | Path | Mapping[str, str] | CorpusTexts) -> Mapping[str, str]:
-    """``{doc_id: text}`` that span offsets count in: each document's text, title excluded (a
-    mapping is taken as those texts)."""
-    from ragauge.formats.corpus import read_corpus_texts
-
-    return read_corpus_texts(corpus).plain
 
 
 def quote_places(quote: str, text: str) -> Places:
@@ -213,6 +203,7 @@ def match_spans(resolved: Resolved, run: Run, docs: Any, chunks: Any) -> Matched
         return Matched(docs, [])
     names = docs.to_pylist()
     renamed: dict[int, str] = {}
+    pairs: set[tuple[str, str]] = set()
     whole = 0
     lengths = resolved.lengths or {}
     for (qid, doc), places in resolved.places.items():
@@ -225,8 +216,7 @@ def match_spans(resolved: Resolved, run: Run, docs: Any, chunks: Any) -> Matched
             whole += holds is None
             if holds is False:
                 renamed[row] = doc + OUTSIDE
+                pairs.add((qid, doc + OUTSIDE))
     for row, name in renamed.items():
         names[row] = name
-    pairs = sorted({(qid, names[row]) for (qid, _doc) in resolved.places for row in run.rows_of(qid).tolist()
-                    if row in renamed})
-    return Matched(pa.array(names, pa.string()) if renamed else docs, pairs, whole)
+    return Matched(pa.array(names, pa.string()) if renamed else docs, sorted(pairs), whole)

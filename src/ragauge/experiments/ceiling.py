@@ -15,15 +15,16 @@ from pathlib import Path
 
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Hit, Run
-from ragauge.evaluation.spans import document_texts, has_spans, holds_answer, resolve_spans
+from ragauge.evaluation.spans import has_spans, holds_answer, resolve_spans
+from ragauge.formats.corpus import CorpusTexts, read_corpus_texts
 
 
-def oracle_order(golden: GoldenSet, run: Run, corpus: str | Path | None = None) -> Run:
+def oracle_order(golden: GoldenSet, run: Run, corpus: str | Path | CorpusTexts | None = None) -> Run:
     """``run`` with each question's hits ordered by their grade (see the module docstring); span
     labels resolve against ``corpus`` as evaluations resolve them."""
     places = {}
     if has_spans(golden):
-        resolved = resolve_spans(golden, None if corpus is None else document_texts(corpus))
+        resolved = resolve_spans(golden, None if corpus is None else read_corpus_texts(corpus).plain)
         golden, places = resolved.golden, dict(resolved.places)
     grades = {q.id: q.relevant for q in golden}
 

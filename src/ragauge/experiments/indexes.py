@@ -14,13 +14,17 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.core.hashing import content_hash
 from ragauge.experiments.grid import Configuration
 from ragauge.experiments.result import IndexBuild
 from ragauge.retrieve.base import Retrieved, Retriever
+
+if TYPE_CHECKING:
+    from ragauge.formats.corpus import CorpusTexts
 
 
 def _size(path: Path) -> int:
@@ -49,6 +53,14 @@ class Indexes:
         self._open: dict[str, Any] = {}
         self.builds: dict[str, IndexBuild] = {}
         self._embedders: dict[str, Any] = {}  # and the rerankers' models and passage texts
+
+    @cached_property
+    def texts(self) -> CorpusTexts:
+        """The corpus texts, read once for every configuration's scoring (span labels, counted
+        budgets, a reranker's ceiling)."""
+        from ragauge.formats.corpus import read_corpus_texts
+
+        return read_corpus_texts(self.corpus)
 
     def plan(self, configurations: list[Configuration]) -> list[str]:
         """Check every configuration's spec (InputError naming it) and list the indexes they need."""

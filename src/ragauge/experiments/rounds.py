@@ -46,13 +46,13 @@ def measure(setup: Configuration, retriever: Retriever, golden: GoldenSet, run: 
     """One configuration's run scored on ``golden`` (and, rescored, its ceiling); a note when the
     ceiling covers fewer candidates than the reranker reorders. Span labels and budgets counted by
     the plan's tokenizer read the corpus text."""
-    texts = has_spans(golden) or plan.tokenizer != WORDS
+    corpus = indexes.texts if has_spans(golden) or plan.tokenizer != WORDS else None
     options = EvalOptions(list(plan.metrics), fetch=plan.fetch, known_documents=retriever.documents(),
-                          corpus=indexes.corpus if texts else None, tokenizer=plan.tokenizer)
+                          corpus=corpus, tokenizer=plan.tokenizer)
     evaluation = score_run(golden, run, options)
     ceiling = None
     if isinstance(retriever, RescoredRetriever):
-        ceiling = score_run(golden, oracle_order(golden, run, indexes.corpus), options)
+        ceiling = score_run(golden, oracle_order(golden, run, corpus), options)
         note = (f"{LOUD}{setup.name}: its ceiling is over the {plan.fetch} hits fetched, not all "
                 f"{retriever.depth} candidates it reorders (fetch >= rerank_depth gives the full one)")
         if retriever.depth > plan.fetch and note not in notes:

@@ -118,6 +118,7 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.spans import has_spans
     from ragauge.evaluation.tokens import WORDS
+    from ragauge.formats.corpus import read_corpus_texts
     from ragauge.formats.golden import as_golden
     from ragauge.formats.runs import read_run
     from ragauge.reports.html import render_html as render_evaluation
@@ -125,7 +126,8 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     golden_set = as_golden(golden)
     tokenizer = r.meta.get("tokenizer", WORDS)  # as the sweep file named it (the contract names its content)
     texts = has_spans(golden_set) or tokenizer != WORDS  # read the corpus as the sweep did
-    corpus = r.meta.get("corpus", {}).get("path") if texts else None
+    path = r.meta.get("corpus", {}).get("path")
+    corpus = read_corpus_texts(path) if texts and path else None  # read once for every configuration
     folder = Path(folder)
     (folder / "reports").mkdir(parents=True, exist_ok=True)
     pages = {}
