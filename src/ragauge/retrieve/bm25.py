@@ -71,7 +71,7 @@ class BM25Retriever(RetrieverBase):
         self.settings = settings
         self._bm25s = bm25s
         self._local = threading.local()
-        self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+        self.chunking = Chunking.of(settings)
         self.corpus_hash = corpus_fingerprint(path)
         self.key = content_hash({"corpus": self.corpus_hash, "settings": settings, "bm25s": bm25s.__version__})
         self.index_dir = (cache or cache_dir()) / "bm25" / self.key.split(":")[1][:32]
@@ -179,7 +179,7 @@ def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Pat
     (InputError for an unknown option, a bad value or chunk sizes that do not fit together)."""
     path, given = corpus_spec(spec, (options or RetrieverOptions()).extra, _KNOWN)
     settings = _settings(given, spec)
-    Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+    Chunking.of(settings)
     return path, settings
 
 

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragauge.core.numbers import WHOLE, check_number
 from ragauge.errors import InputError
@@ -64,6 +65,12 @@ class Chunking:
 
     def describe(self) -> dict[str, object]:
         return {"chunk_size": self.size, "chunk_overlap": self.overlap, "chunk_unit": self.unit}
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> Chunking:
+        """The chunking a retriever's settings name (``chunk_size``, ``chunk_overlap``, ``chunk_unit``),
+        checked: InputError for sizes that do not fit together."""
+        return cls(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
 
 
 _WORD = re.compile(r"\S+")  # the words of str.split(): both split on the same Unicode whitespace

@@ -105,7 +105,7 @@ class DenseRetriever:
         self.spec = spec
         self.path = path
         self.settings = settings
-        self.chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+        self.chunking = Chunking.of(settings)
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         self.embedder: Any = embedder or (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
                                           else get_embedder(name, python=True))
@@ -220,5 +220,5 @@ def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Pat
     (InputError for an unknown option, a bad value or chunk sizes that do not fit together)."""
     path, given = corpus_spec(spec, (options or RetrieverOptions()).extra, DENSE_OPTIONS)
     settings = _settings(given, spec)
-    Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+    Chunking.of(settings)
     return path, settings

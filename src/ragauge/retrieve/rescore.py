@@ -184,7 +184,7 @@ def passage_texts(passages: str) -> dict[tuple[str, str | None], str]:
     from ragauge.retrieve.corpus import Chunking, chunk, read_documents
 
     path, settings = dense.settings_of(passages)
-    chunking = Chunking(settings["chunk_size"], settings["chunk_overlap"], settings["chunk_unit"])
+    chunking = Chunking.of(settings)
     return {(p.doc_id, p.chunk_id): p.indexed_text if settings["title"] else p.text
             for p in chunk(read_documents(path), chunking)}
 
