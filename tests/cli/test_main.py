@@ -79,26 +79,63 @@ print(seen)
     assert out.strip() == "[False]"
 
 
-def test_a_small_evaluation_imports_neither_pyarrow_compute_nor_numpy_ma(tmp_path: Path) -> None:
-    """Both cost a small evaluation's whole process ~40 ms (pyarrow.compute builds ~290 Python
-    wrappers; np.unique imports numpy.ma): ragauge calls Arrow's kernels through core.compute."""
+NOT_AT_GOLDEN_SCALE = (
+    "pyarrow.compute",  # ~290 Python wrappers: ragauge calls Arrow's kernels through core.compute
+    "numpy.ma",  # np.unique imports it
+    "_hashlib",  # OpenSSL: small inputs are hashed by the interpreter's own SHA-256 (core.hashing)
+    "importlib.resources", "tempfile",  # the bundled MiniLM vocabulary, read only for --tokenizer minilm
+    "html.parser", "gzip", "ragauge.formats.corpus", "ragauge.evaluation.text",  # only with --corpus
+    "ragauge.evaluation.drift",  # only when the index's documents are known
+)
+"""What ``ragauge eval`` of a small run without --corpus must not import (issue 17: at golden-set
+scale the whole process is start-up, and each of these cost it milliseconds)."""
+
+
+def _imported(args: list[str], names: tuple[str, ...]) -> tuple[object, list[str]]:
+    """Run the CLI with ``args`` in a fresh interpreter: its exit code and which of ``names`` it imported."""
     import subprocess
     import sys
 
-    golden = tmp_path / "golden.jsonl"
-    golden.write_text('{"id": "q1", "query": "a", "relevant": ["d1"]}\n'
-                      '{"id": "q2", "query": "b", "relevant": ["d3"]}\n')
-    run = tmp_path / "run.trec"  # a tie (q1: d2, d1) and a duplicate (q1: d2 twice)
-    run.write_text("q1 Q0 d2 1 2.0 x\nq1 Q0 d1 2 2.0 x\nq1 Q0 d2 3 1.0 x\nq2 Q0 d3 1 1.0 x\n")
     code = f"""
 import io, sys, contextlib
 import ragauge.cli.main as m
 with contextlib.redirect_stdout(io.StringIO()):
     try:
-        m.cli.main(['eval', {str(golden)!r}, '--run', {str(run)!r}, '--format', 'json'], standalone_mode=False)
-    except SystemExit:
-        pass
-print(sorted(name for name in ('pyarrow.compute', 'numpy.ma', 'ragauge.evaluation.evaluate') if name in sys.modules))
+        code = m.cli.main({args!r}, standalone_mode=False)
+    except SystemExit as exc:
+        code = exc.code
+print(repr(code))
+print(sorted(name for name in {names!r} if name in sys.modules))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['ragauge.evaluation.evaluate']"
+    exit_code, imported = out.strip().splitlines()
+    return exit_code, eval(imported)
+
+
+@pytest.mark.parametrize("kind", ["trec", "jsonl"])
+def test_a_small_evaluation_imports_only_what_its_input_needs(tmp_path: Path, kind: str) -> None:
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "query": "a", "relevant": ["d1"]}\n'
+                      '{"id": "q2", "query": "b", "relevant": ["d3"]}\n')
+    run = tmp_path / f"run.{kind}"
+    if kind == "trec":  # a tie (q1: d2, d1) and a duplicate (q1: d2 twice)
+        run.write_text("q1 Q0 d2 1 2.0 x\nq1 Q0 d1 2 2.0 x\nq1 Q0 d2 3 1.0 x\nq2 Q0 d3 1 1.0 x\n")
+    else:
+        run.write_text('{"id": "q1", "hits": ["d2", "d1", "d2"]}\n'
+                       '{"id": "q2", "hits": [{"doc_id": "d3", "score": 1}]}\n')
+    reader = ("pyarrow.csv", "ragauge.formats.trec")  # the TREC reader: not for a JSONL run
+    forbidden = NOT_AT_GOLDEN_SCALE + (() if kind == "trec" else reader)
+    args = ["eval", str(golden), "--run", str(run), "--format", "json", "-o", str(tmp_path / "r.json")]
+    code, imported = _imported(args, ("ragauge.evaluation.evaluate", *forbidden))
+    assert code in ("0", "None")
+    assert imported == ["ragauge.evaluation.evaluate"]  # it did evaluate, and loaded none of the others
+    code, imported = _imported(["eval", str(golden), "--run", str(run), "--corpus", str(tmp_path / "missing")],
+                               ("ragauge.formats.corpus",))
+    assert code == "2" and imported == ["ragauge.formats.corpus"]  # the check itself can see a deferred import
+
+
+def test_help_imports_no_evaluation_module() -> None:
+    code, imported = _imported(["--help"], ("numpy", "pyarrow", "ragauge.evaluation.result",
+                                            "ragauge.evaluation.patterns", "ragauge.cli.main"))
+    assert code in ("0", "None")
+    assert imported == ["ragauge.cli.main"]

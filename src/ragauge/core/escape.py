@@ -26,6 +26,7 @@ None of these raises on any ``str``, lone surrogates included; non-strings are f
 from __future__ import annotations
 
 import re
+from functools import cache
 
 ZWSP = "\u200b"
 """Zero-width space: what :func:`markdown` puts where GitHub would otherwise make a link or a mention."""
@@ -64,12 +65,18 @@ def html(value: object) -> object:
 
 # --- Markdown ----------------------------------------------------------------------------------------
 
-_MD_PUNCT = re.compile(r"([\\`*_\[\]|~$])")
-_MD_LINE_START = re.compile(r"^(?:#{1,6}|[+\-]|\d{1,9}(?=[.)]))(?=[.)]?(?:\s|$))|^-(?=-)")
-_MENTION = re.compile(r"((?<![A-Za-z0-9_])@(?=\S)|#(?=\d))")  # @user, @org/team, #123, owner/repo#123
-_EMAIL_AT = re.compile(r"@(?=[^\s@]*\.)")                        # user@example.com
-_SCHEME = re.compile(r"/(?=/)")                 # https://, ftp://, //host
-_WWW = re.compile(r"(?i)\b(www)(?=\.)")
+@cache
+def _markdown_patterns() -> tuple[re.Pattern[str], ...]:
+    """The patterns of :func:`markdown`, compiled on its first call (not by every command that
+    imports this module for :func:`terminal`)."""
+    return (
+        re.compile(r"([\\`*_\[\]|~$])"),                                            # punctuation
+        re.compile(r"^(?:#{1,6}|[+\-]|\d{1,9}(?=[.)]))(?=[.)]?(?:\s|$))|^-(?=-)"),  # a line start
+        re.compile(r"((?<![A-Za-z0-9_])@(?=\S)|#(?=\d))"),  # @user, @org/team, #123, owner/repo#123
+        re.compile(r"@(?=[^\s@]*\.)"),                       # user@example.com
+        re.compile(r"/(?=/)"),                                # https://, ftp://, //host
+        re.compile(r"(?i)\b(www)(?=\.)"),                    # www.host
+    )
 
 
 def markdown(text: object, *, in_html: bool = False) -> str:
@@ -100,15 +107,16 @@ def markdown(text: object, *, in_html: bool = False) -> str:
 
     The rendered text reads as the input, but for the whitespace, the visible escapes and the
     invisible zero-width spaces (which a copied id will carry)."""
+    punct, line_start, mention, email_at, scheme, www = _markdown_patterns()
     one_line = " ".join(str(text).split())
     shown = _CONTROLS.sub(_visible, one_line)
     out = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     if not in_html:
-        out = _MD_LINE_START.sub(_line_start, _MD_PUNCT.sub(r"\\\1", out))
-    out = _MENTION.sub(r"\1" + ZWSP, out)
+        out = line_start.sub(_line_start, punct.sub(r"\\\1", out))
+    out = mention.sub(r"\1" + ZWSP, out)
     if not in_html:
-        out = _EMAIL_AT.sub(r"\\@", out)
-    return _WWW.sub(r"\1" + ZWSP, _SCHEME.sub("/" + ZWSP, out))
+        out = email_at.sub(r"\\@", out)
+    return www.sub(r"\1" + ZWSP, scheme.sub("/" + ZWSP, out))
 
 
 def _line_start(match: re.Match[str]) -> str:

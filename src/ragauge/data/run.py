@@ -221,8 +221,10 @@ def parse_hit(item: Any, loc: str) -> Hit:
         for name, value in (("doc_id", doc), ("chunk_id", chunk)):
             if value is not None and not isinstance(value, str):
                 raise InputError(f"hit '{name}' must be a string, got {value!r}", where=loc)
-        if score is not None:
+        if score is not None and not (type(score) is float and math.isfinite(score)):  # a finite float is kept
             score = check_number(score, "hit 'score'", where=loc)
+        if "length" not in item and "start" not in item and "end" not in item:  # most hits: no extent
+            return Hit(doc, chunk, score)
         return Hit(doc, chunk, score, *parse_extent(item, loc))
     raise InputError(f"a hit must be a string or an object, got {type(item).__name__}", where=loc)
 

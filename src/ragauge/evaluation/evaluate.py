@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +20,6 @@ from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule
-from ragauge.evaluation.drift import drop_stale
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.hits import Hits, Knobs, ranked_hits, select, streamed_hits
 from ragauge.evaluation.options import (
@@ -36,9 +35,7 @@ from ragauge.evaluation.result import Evaluation, QueryScore, Returned
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
 from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
-from ragauge.evaluation.text import Texts
 from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, open_tokenizer
-from ragauge.formats.corpus import CorpusTexts, read_corpus_texts
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, as_run, run_source
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
@@ -46,6 +43,10 @@ from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
 from ragauge.metrics.spec import MetricSpec
 from ragauge.redact import redact_value
+
+if TYPE_CHECKING:
+    from ragauge.evaluation.text import Texts
+    from ragauge.formats.corpus import CorpusTexts
 
 __all__ = ["DEDUP_RULE", "EvalOptions", "evaluate_run", "score_run"]
 
@@ -131,6 +132,8 @@ def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> 
     if not isinstance(run, RunStream):
         refuse_unscorable(golden, run)  # a stream is checked once read (each half reads it)
     if options.corpus is not None:
+        from ragauge.formats.corpus import read_corpus_texts
+
         options = replace(options, corpus=read_corpus_texts(options.corpus))  # read once for both halves
     main = _score(real, run, options, golden, MEAN_OVER_REAL)
     side = _score(apart, run, options, golden, MEAN_OVER_REAL)
@@ -165,11 +168,19 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     if entire and not isinstance(run, RunStream):
         refuse_unscorable(golden, run)
     full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
-    corpus = None if options.corpus is None else read_corpus_texts(options.corpus)
-    texts = Texts(dict(corpus.indexed)) if corpus is not None else None
+    corpus: CorpusTexts | None = None
+    texts: Texts | None = None
+    if options.corpus is not None:  # the corpus modules are imported only when a corpus is given
+        from ragauge.evaluation.text import Texts
+        from ragauge.formats.corpus import read_corpus_texts
+
+        corpus = read_corpus_texts(options.corpus)
+        texts = Texts(dict(corpus.indexed))
     known = options.known_documents if options.known_documents is not None or texts is None else set(texts.ids())
     drift: dict[str, Any] | None = None
     if known is not None:
+        from ragauge.evaluation.drift import drop_stale
+
         golden, drift = drop_stale(golden, known)
     if isinstance(options.tokenizer, str):
         check_tokenizer_name(options.tokenizer)  # a wrong name is an error even with nothing to count

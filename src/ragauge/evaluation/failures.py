@@ -18,10 +18,10 @@ from ragauge.data.ids import SECTION_SEP, section_parent
 from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.patterns import CROWD_MIN, CROWD_SHARE, OVERLAP_GAP, PATTERNS, Assessment, Failure
 from ragauge.evaluation.spans import OUTSIDE
-from ragauge.evaluation.text import Texts, identifiers, occurs
 
 if TYPE_CHECKING:
     from ragauge.evaluation.result import Evaluation, QueryScore
+    from ragauge.evaluation.text import Texts
 
 NO_TEXTS = "no corpus texts (give --corpus PATH)"
 NO_INDEX = "the index's documents are unknown (give --corpus PATH, or a retriever that lists them)"
@@ -94,6 +94,8 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
 def _text_patterns(query: str, answers: list[str], top: list[str], texts: Texts) -> dict[str, dict[str, Any]]:
     """exact-term and vocabulary-gap for one question; neither when no relevant text is in the
     corpus (:func:`assess` says which misses those are)."""
+    from ragauge.evaluation.text import identifiers, occurs  # only with texts: a corpus was given
+
     relevant = [(d, folded) for d in answers if (folded := texts.folded(d)) is not None]
     if not relevant:
         return {}
@@ -174,8 +176,11 @@ def classify_result(evaluation: Evaluation, texts: Texts | Mapping[str, str] | N
     result gains the text patterns). The raw hits are not in a result: crowding comes from each
     question's stored evidence, and a result saved before ragauge classified failures says that
     crowding was not assessed."""
-    if texts is not None and not isinstance(texts, Texts):
-        texts = Texts(texts)
+    if texts is not None:
+        from ragauge.evaluation.text import Texts
+
+        if not isinstance(texts, Texts):
+            texts = Texts(texts)
     old = evaluation.failures is None
     k = max_cutoff(evaluation.meta) if old else evaluation.failures.k  # type: ignore[union-attr]
 

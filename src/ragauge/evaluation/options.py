@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
-from ragauge.evaluation.tokens import WORDS, Tokenizer
-from ragauge.formats.corpus import CorpusTexts
+from ragauge.evaluation.tokens import WORDS
 from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+
+if TYPE_CHECKING:
+    from ragauge.evaluation.tokens import Tokenizer
+    from ragauge.formats.corpus import CorpusTexts
 
 DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
 OnError = Literal["zero", "skip"]

@@ -15,9 +15,7 @@ document, not a chunk), without the special tokens a model adds around a sequenc
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -60,6 +58,8 @@ class _Pieces:
 def minilm_vocab() -> Any:
     """The bundled all-MiniLM-L6-v2 word-piece vocabulary as a file path (a context manager), read
     as package data without importing the retrieve layer that ships it (``retrieve/data/README.md``)."""
+    from importlib import resources  # not at import time: it brings tempfile, shutil and more
+
     return resources.as_file(resources.files("ragauge") / "retrieve" / "data" / "minilm-vocab.txt")
 
 
@@ -86,6 +86,8 @@ def open_tokenizer(name: str | Tokenizer) -> Tokenizer:
 
         with minilm_vocab() as vocab:
             return _Pieces(name, BertWordPieceTokenizer(str(vocab), lowercase=True))
+    import hashlib
+
     path = Path(name[3:])
     file = path / "tokenizer.json" if path.is_dir() else path
     try:

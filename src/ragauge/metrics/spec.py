@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +56,8 @@ def parse_metric(text: str) -> MetricSpec:
     name = ALIASES.get(raw_name, raw_name)
     if name not in METRICS:
         names = sorted(set(METRICS) | set(ALIASES))
+        import difflib  # only for a name it does not know
+
         close = difflib.get_close_matches(raw_name, names, n=3, cutoff=0.5)
         suggestion = f"did you mean {', '.join(close)}? " if close else ""
         raise InputError(f"unknown metric {m.group(1)!r}",

@@ -5,10 +5,12 @@ Commands call only this. Each renderer is imported when asked for (the HTML one 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
-from ragauge.evaluation.result import Evaluation
+
+if TYPE_CHECKING:  # not at import time: ``ragauge --help`` reads FORMATS from here
+    from ragauge.evaluation.result import Evaluation
 
 FORMATS = ("text", "json", "markdown", "html", "junit")
 OPTIONS = {"worst", "color", "width"}
