@@ -144,29 +144,43 @@ def assess(k: int | None, kept: int, misses: Iterable[QueryScore], *, index_know
 
 def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapping[str, Any] | None,
                     crowd: Callable[[QueryScore], Mapping[str, Any] | None] | None, texts: Texts | None,
-                    ) -> tuple[tuple[QueryScore, ...], Assessment]:
+                    ) -> tuple[Sequence[QueryScore], Assessment]:
     """``queries`` with each miss at ``k`` classified (and every other question's failure cleared),
     and the assessment. ``drift`` is the stale-label report (None: the index is unknown), ``crowd``
-    gives a miss's crowding evidence (None: crowding is not assessed)."""
+    gives a miss's crowding evidence (None: crowding is not assessed). Rows held column-wise
+    (:class:`~ragauge.evaluation.rows.QueryRows`) stay so: only the misses are made."""
+    from ragauge.evaluation.rows import QueryRows
+
     stale: dict[str, list[str]] = {}
     for item in (drift or {}).get("stale", []):
         stale.setdefault(item["id"], []).append(item["doc_id"])
-    out = list(queries)
-    misses = []
-    for i, q in enumerate(out):
-        if q.found(k):
-            if q.failure is not None:
-                out[i] = q.with_failure(None)
-            continue
-        out[i] = q = q.with_failure(classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None,
-                                             texts=texts))
-        misses.append(q)
-    kept = max((len(q.top) for q in out), default=0)
+
+    def failure(q: QueryScore) -> Failure:
+        return classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None, texts=texts)
+
+    out: Sequence[QueryScore]
+    if isinstance(queries, QueryRows):
+        at = queries.missed(k)
+        made = [(q, failure(q)) for q in queries.rows(at)]
+        misses = [q.with_failure(f) for q, f in made]
+        out = queries.with_failures({i: f for i, (_, f) in zip(at.tolist(), made)})
+        kept = queries.kept()
+    else:
+        rows = list(queries)
+        misses = []
+        for i, q in enumerate(rows):
+            if q.found(k):
+                if q.failure is not None:
+                    rows[i] = q.with_failure(None)
+                continue
+            rows[i] = q = q.with_failure(failure(q))
+            misses.append(q)
+        out, kept = tuple(rows), max((len(q.top) for q in rows), default=0)
     assessment = assess(k, kept, misses, index_known=drift is not None, texts=texts,
                         unjudgeable=len((drift or {}).get("unjudgeable", [])))
     if crowd is None:
         assessment = replace(assessment, not_assessed={"crowded-out": OLD_RESULT, **assessment.not_assessed})
-    return tuple(out), assessment
+    return out, assessment
 
 
 def classify_result(evaluation: Evaluation, texts: Texts | Mapping[str, str] | None = None) -> Evaluation:
