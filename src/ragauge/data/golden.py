@@ -148,8 +148,9 @@ def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, t
     raise InputError(f"'relevant' must be a list or an object, got {type(value).__name__}", where=loc, hint=hint)
 
 
-def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
-    """Validate one decoded golden line; ``loc`` is used in error messages."""
+def parse_golden_line(obj: Mapping[str, Any], loc: str, line: int | None = None) -> GoldenQuery:
+    """Validate one decoded golden line; ``loc`` is used in error messages, ``line`` is the
+    question's line number in its file (None: not from a file)."""
     for key in ("id", "query"):
         if key not in obj:
             raise InputError(f"missing required field '{key}'", where=loc,
@@ -170,4 +171,4 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str) -> GoldenQuery:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
-    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, spans=spans)
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,14 @@ def load_golden(path: str | Path) -> GoldenSet:
     first_line: dict[str, int] = {}
     for number, obj in read_jsonl(path, what="golden set"):
         loc = where(path, number)
-        q = parse_golden_line(obj, loc)
+        q = parse_golden_line(obj, loc, number)
         if q.id in first_line:
             raise InputError(
                 f"duplicate question id {q.id!r} (first seen on line {first_line[q.id]})", where=loc,
                 hint="give every question a unique id",
             )
         first_line[q.id] = number
-        queries.append(replace(q, line=number))
+        queries.append(q)
     if not queries:
         raise InputError("the golden set has no questions", where=str(path))
     return GoldenSet(tuple(queries), str(path))
