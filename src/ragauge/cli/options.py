@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,18 +28,22 @@ def parse_ks(text: str) -> list[int]:
     return sorted(dict.fromkeys(ks))
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """Write ``text`` to ``output`` (atomically) or to stdout."""
-    from ragauge.core.files import atomic_write, write_error
+def write_output(text: str | Iterable[str], output: Path | None) -> None:
+    """Write ``text`` (or its pieces, as they come) to ``output`` (atomically) or to stdout."""
+    from ragauge.core.files import atomic_writer, write_error
 
+    pieces = [text] if isinstance(text, str) else text
     if output is None:
         try:
-            click.echo(text, nl=False)
+            for piece in pieces:
+                click.echo(piece, nl=False)
             sys.stdout.flush()
         except OSError as exc:
             raise write_error("<stdout>", exc, "to standard output") from None
         return
-    atomic_write(output, text)
+    with atomic_writer(output) as fh:
+        for piece in pieces:
+            fh.write(piece)
 
 
 def texts_options(f: FC) -> FC:

@@ -50,12 +50,12 @@ def terminal_style(output: Path | None, no_color: bool) -> dict[str, Any]:
 
 def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
     """Render ``evaluation`` as ``fmt`` and write it to ``output`` (or stdout)."""
-    from ragauge.reports.render import render
+    from ragauge.reports.render import render_parts
 
     options: dict[str, Any] = {"worst": worst}
     if fmt == "text":
         options.update(terminal_style(output, no_color))
-    write_output(render(evaluation, fmt, **options), output)
+    write_output(render_parts(evaluation, fmt, **options), output)
     if fmt != "text" or output is not None:  # the report may sit in a file: say loudly what misleads
         from ragauge.core.escape import terminal
         from ragauge.evaluation.diagnose import LOUD

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragauge._version import __version__
-from ragauge.core.arrow import take
 from ragauge.core.background import start
 from ragauge.core.hashing import file_hash
 from ragauge.data.golden import GoldenQuery, GoldenSet
@@ -31,7 +29,8 @@ from ragauge.evaluation.options import (
     EvalOptions,
     OnError,
 )
-from ragauge.evaluation.result import Evaluation, QueryScore, Returned
+from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.evaluation.rows import QueryRows, Rows, score_rows
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
 from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
@@ -106,16 +105,6 @@ def evaluate_run(
     return score_run(as_golden(golden), the_run,
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
                                  corpus, mix_synthetic, tokenizer))
-
-
-@dataclass
-class _Rows:
-    """The per-question part of an evaluation, and what the warnings need to know about it."""
-
-    scores: list[QueryScore]
-    no_answer: list[dict[str, Any]]
-    missing: list[str]
-    short: list[str]
 
 
 def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> Evaluation:
@@ -222,7 +211,7 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     spans = None if resolved is None else {**resolved.report, "whole_hits": hits.whole}
     values = compute(rankings, specs, unjudged=unjudged, budgets=hits.budgets)
     names = [str(s) for s in specs]
-    rows = _rows(golden, run, hits, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
+    rows = score_rows(golden, run, hits, {n: values[s] for n, s in zip(names, specs)}, drift, max_k)
 
     def crowd(q: QueryScore) -> dict[str, Any] | None:
         if not q.folded:  # without folded hits no document holds two of them
@@ -244,7 +233,7 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
                         doc_id_rule(options.doc_id_sep, options.doc_id_pattern), mean_over=mean_over,
                         unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name)
-    errored = sum(1 for q in rows.scores if q.status == "error")
+    errored = len(rows.scores.with_status("error"))
     meta: dict[str, Any] = {
         "ragauge_version": __version__,
         "golden": {"path": whole.source, "hash": whole.content_hash, "questions": len(whole)},
@@ -280,53 +269,7 @@ def _condensed_note(golden: GoldenSet) -> str:
             f"documents and every metric reads as if each relevant document retrieved ranked first")
 
 
-def _rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray], drift: dict[str, Any] | None,
-          max_k: int | None) -> _Rows:
-    """One QueryScore per answerable question (golden order), the no-answer section, and the ids
-    missing from the run or left with fewer than ``max_k`` documents; chunks outside a labelled span
-    (``hits.outside``) are shown judged 0."""
-    out = _Rows([], [], [], [])
-    rankings, info = hits.rankings, hits.info
-    # every per-question number as a Python list first: indexing numpy arrays one scalar at a time
-    # is several times slower, and this loop runs once per question (thousands)
-    answerable = (rankings.num_rel > 0).tolist()
-    lengths, present, firsts = rankings.lengths.tolist(), info.present.tolist(), rankings.first_rel_rank.tolist()
-    raw_lengths, folded = info.raw_lengths.tolist(), info.folded.tolist()
-    columns = [(n, v.tolist()) for n, v in values.items()]
-    shown_docs = take(hits.shown_docs, info.top_rows).to_pylist()
-    shown_scores = [None if sc != sc else sc for sc in hits.shown_scores[info.top_rows].tolist()]  # NaN: no score
-    top_offsets = info.top_offsets.tolist()
-    unjudgeable = set(drift["unjudgeable"]) if drift else set()
-    judged_out: dict[str, list[str]] = {}
-    for qid, doc in hits.outside:
-        judged_out.setdefault(qid, []).append(doc)
-    returned = partial(tuple.__new__, Returned)  # Returned(*fields) without its Python-level __new__
-    for i, item in enumerate(golden):
-        a, b = top_offsets[i], top_offsets[i + 1]
-        grades = {doc: float(g) for doc, g in item.relevant.items()} | {o: 0.0 for o in judged_out.get(item.id, ())}
-        docs_i = shown_docs[a:b]
-        top = tuple(map(returned, zip(docs_i, range(1, b - a + 1), map(grades.get, docs_i), shown_scores[a:b])))
-        error = run.errors.get(item.id)
-        status = "error" if error is not None else "ok" if present[i] else "missing"
-        if not answerable[i]:
-            if item.id not in unjudgeable:  # every relevant id stale: reported under drift instead
-                out.no_answer.append({"id": item.id, "query": item.query, "tags": list(item.tags),
-                                      "top": [t.to_dict() for t in top[:3]], "status": status})
-            continue
-        if status == "missing":
-            out.missing.append(item.id)
-        elif max_k is not None and lengths[i] < max_k:
-            out.short.append(item.id)
-        out.scores.append(QueryScore(
-            item.id, item.query, item.tags, {n: v[i] for n, v in columns},
-            dict(item.relevant), firsts[i] or None, top, raw_lengths[i], lengths[i],
-            folded[i], status, error, run.latency_ms.get(item.id), run.cost.get(item.id),
-            dict(item.extra),
-        ))
-    return out
-
-
-def _warnings(golden: GoldenSet, run: Run, rows: _Rows, info: BuildInfo, drift: dict[str, Any] | None,
+def _warnings(golden: GoldenSet, run: Run, rows: Rows, info: BuildInfo, drift: dict[str, Any] | None,
               skipped: list[str], max_k: int | None) -> list[str]:
     warnings: list[str] = []
     golden_ids = {q.id for q in golden}
@@ -345,7 +288,7 @@ def _warnings(golden: GoldenSet, run: Run, rows: _Rows, info: BuildInfo, drift: 
                                                        "its numbers are over the sample only"))
     if extra_queries:
         warnings.append(f"{len(extra_queries)} run quer(y/ies) not in the golden set were ignored")
-    errored = [q.id for q in rows.scores if q.status == "error"]
+    errored = rows.scores.with_status("error")
     if errored:
         warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")
     if drift and drift["missing_from_index"]:
@@ -371,6 +314,10 @@ def _ids(ids: list[str], limit: int = 10) -> str:
 
 def tag_means(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, dict[str, float]]:
     """``tag -> {"n": members, metric: mean}``, weakest first by the first metric, then by tag."""
-    out = {tag: {"n": len(qs), **{n: mean_of([q.values[n] for q in qs]) for n in names}}
-           for tag, qs in group_by_tag(rows).items()}
+    if isinstance(rows, QueryRows):  # from the columns, without making the rows
+        members = group_by_tag(range(len(rows)), lambda i: rows.questions[i].tags)
+        out = {tag: {"n": len(at), **{n: mean_of(rows.values[n][at]) for n in names}} for tag, at in members.items()}
+    else:
+        out = {tag: {"n": len(qs), **{n: mean_of([q.values[n] for q in qs]) for n in names}}
+               for tag, qs in group_by_tag(rows).items()}
     return dict(sorted(out.items(), key=lambda kv: (kv[1][names[0]], kv[0])))

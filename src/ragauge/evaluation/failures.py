@@ -10,7 +10,7 @@ text patterns without a corpus).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -119,21 +119,24 @@ def assess(k: int | None, kept: int, misses: Iterable[QueryScore], *, index_know
     """What the classification of ``misses`` could and could not look at: ``kept`` documents per
     question are in each result row (the top k checks see no further), ``index_known`` whether
     stale labels were checked, ``unjudgeable`` questions left unscored because every relevant id
-    is stale."""
-    misses = list(misses)
+    is stale. ``misses`` is read once, one row at a time."""
     not_assessed: dict[str, str] = {}
     notes: list[str] = []
+    lacking: list[str] = []
+    negatives = False
+    for q in misses:
+        negatives = negatives or any(not is_relevant(g) for g in q.relevant.values())
+        if texts is not None and q.status == "ok" and not any(
+                texts.text(d) is not None for d, g in q.relevant.items() if is_relevant(g)):
+            lacking.append(q.id)
     if not index_known:
         not_assessed["stale-label"] = NO_INDEX
     if texts is None:
         not_assessed["exact-term"] = not_assessed["vocabulary-gap"] = NO_TEXTS
-    else:
-        lacking = [q.id for q in misses if q.status == "ok" and not any(
-            texts.text(d) is not None for d, g in q.relevant.items() if is_relevant(g))]
-        if lacking:
-            notes.append(f"text patterns not assessed for {len(lacking)} miss(es) whose relevant documents are not "
-                         f"in the corpus ({', '.join(lacking[:5])}{', ...' if len(lacking) > 5 else ''})")
-    if not any(not is_relevant(g) for q in misses for g in q.relevant.values()):
+    elif lacking:
+        notes.append(f"text patterns not assessed for {len(lacking)} miss(es) whose relevant documents are not "
+                     f"in the corpus ({', '.join(lacking[:5])}{', ...' if len(lacking) > 5 else ''})")
+    if not negatives:
         not_assessed["unjudged-above"] = NO_NEGATIVES
     if k is not None and k > kept:
         notes.append(f"the top-k checks (wrong section, exact term, unjudged) saw each question's first {kept} "
@@ -146,29 +149,52 @@ def assess(k: int | None, kept: int, misses: Iterable[QueryScore], *, index_know
 
 def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapping[str, Any] | None,
                     crowd: Callable[[QueryScore], Mapping[str, Any] | None] | None, texts: Texts | None,
-                    ) -> tuple[tuple[QueryScore, ...], Assessment]:
+                    ) -> tuple[Sequence[QueryScore], Assessment]:
     """``queries`` with each miss at ``k`` classified (and every other question's failure cleared),
     and the assessment. ``drift`` is the stale-label report (None: the index is unknown), ``crowd``
-    gives a miss's crowding evidence (None: crowding is not assessed)."""
+    gives a miss's crowding evidence (None: crowding is not assessed). Rows held column-wise
+    (:class:`~ragauge.evaluation.rows.QueryRows`) stay so: only the misses are made."""
+    from ragauge.evaluation.rows import BATCH, QueryRows
+
     stale: dict[str, list[str]] = {}
     for item in (drift or {}).get("stale", []):
         stale.setdefault(item["id"], []).append(item["doc_id"])
-    out = list(queries)
-    misses = []
-    for i, q in enumerate(out):
-        if q.found(k):
-            if q.failure is not None:
-                out[i] = q.with_failure(None)
-            continue
-        out[i] = q = q.with_failure(classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None,
-                                             texts=texts))
-        misses.append(q)
-    kept = max((len(q.top) for q in out), default=0)
+
+    def failure(q: QueryScore) -> Failure:
+        return classify(q, k, stale=stale.get(q.id, ()), crowd=crowd(q) if crowd else None, texts=texts)
+
+    out: Sequence[QueryScore]
+    misses: Iterable[QueryScore]
+    if isinstance(queries, QueryRows):
+        at = queries.missed(k)
+        failures: dict[int, Failure] = {}
+
+        def classified() -> Iterator[QueryScore]:  # a batch of rows at a time: assess reads them once
+            for start in range(0, len(at), BATCH):
+                numbers = at[start:start + BATCH]
+                for i, q in zip(numbers.tolist(), queries.rows(numbers)):
+                    failures[i] = failure(q)
+                    yield q
+
+        misses, kept = classified(), queries.kept()
+    else:
+        rows = list(queries)
+        misses = []
+        for i, q in enumerate(rows):
+            if q.found(k):
+                if q.failure is not None:
+                    rows[i] = q.with_failure(None)
+                continue
+            rows[i] = q = q.with_failure(failure(q))
+            misses.append(q)
+        out, kept = tuple(rows), max((len(q.top) for q in rows), default=0)
     assessment = assess(k, kept, misses, index_known=drift is not None, texts=texts,
                         unjudgeable=len((drift or {}).get("unjudgeable", [])))
+    if isinstance(queries, QueryRows):
+        out = queries.with_failures(failures)
     if crowd is None:
         assessment = replace(assessment, not_assessed={"crowded-out": OLD_RESULT, **assessment.not_assessed})
-    return tuple(out), assessment
+    return out, assessment
 
 
 def classify_result(evaluation: Evaluation, texts: Texts | Mapping[str, str] | None = None) -> Evaluation:

@@ -119,6 +119,8 @@ class Evaluation:
     """Summary (means over answerable questions), per-tag means, one row per answerable
     question, the no-answer section, warnings, the metadata that identifies what was compared, and
     how the misses were classified (``failures``; None only while a result is being built).
+    ``queries`` is a tuple, or for a fresh evaluation the rows held column-wise
+    (:class:`~ragauge.evaluation.rows.QueryRows`), each made when read.
 
     ``by_source`` (empty unless the golden set holds questions an LLM wrote, ``"source":
     "synthetic"``) maps ``"real"`` and ``"synthetic"`` to ``{"n": answerable questions, metric:
@@ -128,7 +130,7 @@ class Evaluation:
     metrics: tuple[str, ...]
     summary: dict[str, float]
     by_tag: dict[str, dict[str, float]]
-    queries: tuple[QueryScore, ...]
+    queries: Sequence[QueryScore]
     no_answer: dict[str, Any]
     warnings: tuple[str, ...]
     meta: dict[str, Any]
@@ -141,20 +143,33 @@ class Evaluation:
         misses were not classified)."""
         if self.failures is None:
             return None
-        return failure_table(self.failures, [(q.id, q.failure) for q in self.queries if q.failure is not None],
-                             len(self.queries))
+        from ragauge.evaluation.rows import QueryRows
+
+        rows = self.queries
+        if isinstance(rows, QueryRows):  # without making the rows
+            failed = [(rows.ids[i], f) for i, f in sorted(rows.failures.items())]
+        else:
+            failed = [(q.id, q.failure) for q in rows if q.failure is not None]
+        return failure_table(self.failures, failed, len(rows))
 
     @cached_property
     def _columns(self) -> dict[str, np.ndarray]:
         import numpy as np  # not at import time: the CLI tunes numpy's memory settings first
 
+        from ragauge.evaluation.rows import QueryRows
+
+        if isinstance(self.queries, QueryRows):
+            return {m: self.queries.values[m] for m in self.metrics}
         return {m: np.fromiter((q.values.get(m, np.nan) for q in self.queries), dtype=np.float64,
                                count=len(self.queries)) for m in self.metrics}
 
     @cached_property
     def positions(self) -> dict[str, int]:
         """Question id -> its row in ``queries`` (answerable questions, golden order)."""
-        return {q.id: i for i, q in enumerate(self.queries)}
+        from ragauge.evaluation.rows import QueryRows
+
+        ids = self.queries.ids if isinstance(self.queries, QueryRows) else [q.id for q in self.queries]
+        return {qid: i for i, qid in enumerate(ids)}
 
     def column(self, metric: str, ids: Sequence[str] | None = None) -> np.ndarray:
         """The per-question values of ``metric`` as a float64 array: every answerable question in
@@ -166,13 +181,15 @@ class Evaluation:
             return values
         return values[np.fromiter((self.positions[i] for i in ids), dtype=np.int64, count=len(ids))]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, rows: bool = True) -> dict[str, Any]:
+        """The versioned dict; with ``rows=False`` its ``"queries"`` is None (a writer that streams
+        the rows one at a time, as ``reports.json`` does, fills it in)."""
         return {
             "ragauge_result": RESULT_VERSION,
             "metrics": list(self.metrics),
             "summary": self.summary,
             "by_tag": self.by_tag,
-            "queries": [q.to_dict() for q in self.queries],
+            "queries": [q.to_dict() for q in self.queries] if rows else None,
             "no_answer": self.no_answer,
             "warnings": list(self.warnings),
             "meta": self.meta,

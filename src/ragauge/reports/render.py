@@ -5,6 +5,7 @@ Commands call only this. Each renderer is imported when asked for (the HTML one 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
@@ -25,12 +26,7 @@ def render(evaluation: Evaluation, fmt: str, **options: Any) -> str:
       ``color`` (bool, default False): ANSI styles in the text report;
       ``width`` (int or None, default None): fit the text report to this many columns.
     """
-    unknown = set(options) - OPTIONS
-    if unknown:
-        raise TypeError(f"render() got unknown option(s): {', '.join(sorted(unknown))}")
-    worst = int(options.get("worst", 15))
-    if worst < 0:
-        raise InputError("--worst must be zero or a positive number of questions")
+    worst = _worst(options)
     if fmt == "text":
         from ragauge.reports.text import render_text
 
@@ -52,3 +48,27 @@ def render(evaluation: Evaluation, fmt: str, **options: Any) -> str:
 
         return render_junit(evaluation)
     raise InputError(f"unknown report format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+
+
+def render_parts(evaluation: Evaluation, fmt: str, **options: Any) -> Iterator[str]:
+    """:func:`render`'s text in pieces, for writing as they come: the JSON report a batch of
+    questions at a time (``reports.json.json_parts``), so that the whole text of a large result
+    never sits in memory; any other format in one piece."""
+    if fmt == "json":
+        from ragauge.reports.json import json_parts
+
+        _worst(options)
+        yield from json_parts(evaluation)
+    else:
+        yield render(evaluation, fmt, **options)
+
+
+def _worst(options: dict[str, Any]) -> int:
+    """The ``worst`` option, after checking every option is known."""
+    unknown = set(options) - OPTIONS
+    if unknown:
+        raise TypeError(f"render() got unknown option(s): {', '.join(sorted(unknown))}")
+    worst = int(options.get("worst", 15))
+    if worst < 0:
+        raise InputError("--worst must be zero or a positive number of questions")
+    return worst
