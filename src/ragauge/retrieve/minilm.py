@@ -18,7 +18,7 @@ every core, in one of two ``compute`` modes:
   0.9958); dense nDCG@10 0.6488 against 0.6468, recall@100 0.8390 against 0.8373, hybrid nDCG@10
   0.7111 against 0.7147; about 3x less CPU than the published graph (0.04 s an abstract).
 - ``float32``: the published graph's arithmetic, its vectors to float rounding (max abs difference
-  1.3e-7), with the cache entries and run descriptions of earlier versions; 1.6x less CPU than the
+  1.5e-7), with the cache entries and run descriptions of earlier versions; 1.6x less CPU than the
   published graph.
 
 Pipeline, as sentence-transformers runs this model: BERT uncased word pieces, at most 256 including
@@ -104,7 +104,7 @@ class MiniLM:
                 for j in order:
                     one(j)
                     bar.update(1)
-            else:
+            else:  # an error or Ctrl-C cancels the texts not yet started (map's iterator does)
                 with ThreadPoolExecutor(min(self.threads, len(order))) as pool:
                     for _ in pool.map(one, order):
                         bar.update(1)
