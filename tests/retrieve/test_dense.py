@@ -369,3 +369,29 @@ def test_a_dense_cache_entry_built_for_another_key_is_rebuilt(tmp_path: Path) ->
 def test_the_default_embedder_keeps_the_spec_settings_of_earlier_runs() -> None:
     assert "embedder" not in dense.settings_of(f"dense:{Path(__file__)}")[1]
     assert dense.settings_of(f"dense:{Path(__file__)}?embedder=all-MiniLM-L6-v2")[1].get("embedder") is None
+
+
+@needs_model
+def test_compute_keys_the_cache_and_float32_keeps_the_entries_of_earlier_versions(corpus: Path) -> None:
+    from ragauge.core.hashing import content_hash
+    from ragauge.retrieve.minilm import MODEL_ID, WEIGHTS
+
+    fast = dense.open(f"dense:{corpus}", RetrieverOptions())
+    exact = dense.open(f"dense:{corpus}?compute=float32", RetrieverOptions())
+    assert not exact.cached and exact.cache_path != fast.cache_path
+    assert fast.describe()["compute"] == "int8" and "compute" not in fast.settings
+    assert "compute" not in exact.embedder.describe() and exact.settings["compute"] == "float32"
+    before = {"format": 2, "corpus": exact.corpus_hash, "model": MODEL_ID, "weights": WEIGHTS,
+              "max_seq_length": 256, "title": True, **exact.chunking.describe()}  # the key as 0.1 made it
+    assert exact.key == content_hash(before) != fast.key
+    cosines = (fast.matrix * exact.matrix).sum(axis=1)
+    assert cosines.min() >= 0.99
+    assert dense.open(f"dense:{corpus}?compute=int8", RetrieverOptions()).cached  # the default, spelled out
+
+
+def test_bad_compute_options_are_input_errors(tmp_path: Path) -> None:
+    path = write_corpus(tmp_path / "c.jsonl")
+    with pytest.raises(InputError, match="compute=int4"):
+        open_retriever(f"dense:{path}?compute=int4")
+    with pytest.raises(InputError, match="compute is MiniLM's"):
+        open_retriever(f"dense:{path}?embedder=hash&compute=int8")

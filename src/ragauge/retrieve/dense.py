@@ -5,9 +5,10 @@ The embedder is ``ragauge.retrieve.minilm.MiniLM``: the model run by ONNX Runtim
 fully offline: nothing is fetched from a model hub.
 
 Options (query string): ``embedder`` (minilm; or ``hash`` / ``hash-N``, the dependency-free lexical
-embedder of ``ragauge.retrieve.embedders``; or ``python:module:function``, your own), ``batch_size``
-(64, embedding batch), ``title`` (1: embed title + text), and chunking: ``chunk_size`` /
-``chunk_overlap`` / ``chunk_unit`` (words | chars).
+embedder of ``ragauge.retrieve.embedders``; or ``python:module:function``, your own), ``compute``
+(MiniLM's: int8, the default, or float32; see ``minilm``), ``batch_size`` (kept for older specs: MiniLM
+embeds one text a call, on every core), ``title`` (1: embed title + text), and chunking:
+``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars).
 Passage embeddings are cached on disk under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the
 corpus content, the model and the settings that change them, so a second open of the same corpus embeds
 only the query. An entry records its full key and is used only when that key matches (else rebuilt).
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,13 +39,22 @@ from ragauge.retrieve.corpus import (
     read_documents,
 )
 from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, check_name, get_embedder
-from ragauge.retrieve.minilm import MODEL_ID, MODEL_NAME, WEIGHTS, MiniLM, minilm_embedder, normalize
+from ragauge.retrieve.minilm import (
+    DEFAULT_COMPUTE,
+    MODEL_ID,
+    MODEL_NAME,
+    WEIGHTS,
+    MiniLM,
+    minilm_embedder,
+    normalize,
+)
+from ragauge.retrieve.minilm_graph import COMPUTE
 
 __all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "embedder_identity",
            "minilm_embedder", "normalize", "open", "settings_of", "top_n"]
 
 # Options the dense retriever reads from its spec; hybrid routes these here.
-DENSE_OPTIONS = frozenset({"embedder", "batch_size", "title", "chunk_size", "chunk_overlap", "chunk_unit"})
+DENSE_OPTIONS = frozenset({"embedder", "compute", "batch_size", "title", "chunk_size", "chunk_overlap", "chunk_unit"})
 _CACHE_FORMAT = 2  # 2: ONNX Runtime int8 weights (1 was float32 on torch)
 
 
@@ -82,6 +91,11 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
     name = check_name(options.get("embedder", DEFAULT_EMBEDDER))
     if name != DEFAULT_EMBEDDER:  # the default stays out of the settings, so older run files still resume
         settings["embedder"] = name
+    if "compute" in options:  # MiniLM's; the embedder's describe() records it (int8) in every run
+        if options["compute"] not in COMPUTE or name != DEFAULT_EMBEDDER:
+            raise InputError(f"bad dense option in {spec!r}: compute={options['compute']}",
+                             hint=f"compute is MiniLM's: one of {', '.join(COMPUTE)} (default {DEFAULT_COMPUTE})")
+        settings["compute"] = options["compute"]
     return settings
 
 
@@ -107,12 +121,16 @@ class DenseRetriever:
         self.settings = settings
         self.chunking = Chunking.of(settings)
         name = settings.get("embedder", DEFAULT_EMBEDDER)
-        self.embedder: Any = embedder or (MiniLM(settings["batch_size"]) if name == DEFAULT_EMBEDDER
-                                          else get_embedder(name, python=True))
+        self.embedder: Any = embedder or (
+            MiniLM(settings["batch_size"], compute=settings.get("compute", DEFAULT_COMPUTE), cache=cache)
+            if name == DEFAULT_EMBEDDER else get_embedder(name, python=True))
         self.corpus_hash = corpus_fingerprint(path)
         if name == DEFAULT_EMBEDDER:  # the key of the bundled model, as every earlier cache entry holds it
             model: dict[str, Any] = {"model": MODEL_ID, "weights": WEIGHTS,
                                      "max_seq_length": getattr(self.embedder, "max_seq_length", None)}
+            compute = embedder_identity(self.embedder).get("compute")
+            if compute is not None:  # int8; float32 gives the vectors every earlier entry holds, so it keeps them
+                model["compute"] = compute
         else:
             model = {"embedder": embedder_identity(self.embedder)}
         self.key = content_hash({"format": _CACHE_FORMAT, "corpus": self.corpus_hash, **model,
@@ -152,7 +170,7 @@ class DenseRetriever:
             raise InputError("the corpus has no documents", where=str(self.path))
         texts = [p.indexed_text if self.settings["title"] else p.text for p in passages]
         if isinstance(self.embedder, MiniLM):
-            matrix = self.embedder.embed(texts, progress=sys.stderr.isatty())
+            matrix = self.embedder.embed(texts, progress=True)  # a bar on a terminal, lines in a log
         else:
             matrix = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         doc_ids = [p.doc_id for p in passages]

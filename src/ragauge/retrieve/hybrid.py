@@ -16,7 +16,7 @@ side's share::
 
 Options: ``fusion`` (rrf | weighted), ``rrf_k`` (60, rrf only), ``weight`` (0.5, weighted only),
 ``depth`` (100); ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` and ``title`` go to both sides,
-``embedder`` and ``batch_size`` to the dense side, any other option to the BM25 side (``k1``, ``b``,
+``embedder``, ``compute`` and ``batch_size`` to the dense side, any other option to the BM25 side (``k1``, ``b``,
 ``stemmer``, ...).
 """
 
