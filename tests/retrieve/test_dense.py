@@ -376,17 +376,18 @@ def test_compute_keys_the_cache_and_float32_keeps_the_entries_of_earlier_version
     from ragauge.core.hashing import content_hash
     from ragauge.retrieve.minilm import MODEL_ID, WEIGHTS
 
-    fast = dense.open(f"dense:{corpus}", RetrieverOptions())
-    exact = dense.open(f"dense:{corpus}?compute=float32", RetrieverOptions())
-    assert not exact.cached and exact.cache_path != fast.cache_path
-    assert fast.describe()["compute"] == "int8" and "compute" not in fast.settings
-    assert "compute" not in exact.embedder.describe() and exact.settings["compute"] == "float32"
+    exact = dense.open(f"dense:{corpus}", RetrieverOptions())
+    fast = dense.open(f"dense:{corpus}?compute=int8", RetrieverOptions())
+    assert not fast.cached and exact.cache_path != fast.cache_path
+    assert fast.describe()["compute"] == "int8" and fast.settings["compute"] == "int8"
+    assert "compute" not in exact.embedder.describe() and "compute" not in exact.settings
     before = {"format": 2, "corpus": exact.corpus_hash, "model": MODEL_ID, "weights": WEIGHTS,
               "max_seq_length": 256, "title": True, **exact.chunking.describe()}  # the key as 0.1 made it
     assert exact.key == content_hash(before) != fast.key
     cosines = (fast.matrix * exact.matrix).sum(axis=1)
     assert cosines.min() >= 0.99
-    assert dense.open(f"dense:{corpus}?compute=int8", RetrieverOptions()).cached  # the default, spelled out
+    spelled = dense.open(f"dense:{corpus}?compute=float32", RetrieverOptions())
+    assert spelled.cached and spelled.settings == exact.settings  # the default, spelled out
 
 
 def test_bad_compute_options_are_input_errors(tmp_path: Path) -> None:

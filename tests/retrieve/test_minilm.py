@@ -33,7 +33,7 @@ def reference() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def model() -> minilm.MiniLM:
-    return minilm.minilm_embedder()
+    return minilm.minilm_embedder(compute="int8")
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +70,7 @@ def test_int8_compute_moves_vectors_by_its_rounding_only(model: minilm.MiniLM, e
     cosines = (fast * slow).sum(axis=1)
     assert cosines.min() >= 0.99 and np.abs(fast - slow).max() > 1e-5  # quantized, and only a little
     assert model.describe()["compute"] == "int8" and "compute" not in exact.describe()
+    assert minilm.DEFAULT_COMPUTE == "float32"  # the published vectors unless int8 is asked for
 
 
 @needs_model

@@ -18,7 +18,7 @@ TEXTS = json.loads((Path(__file__).parent.parent / "fixtures" / "minilm" / "refe
 
 @needs_model
 def test_the_graph_is_built_once_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = minilm.MiniLM(cache=tmp_path)
+    first = minilm.MiniLM(cache=tmp_path, compute="int8")
     built = [p.name for p in (tmp_path / "minilm").iterdir()]
     assert built == [minilm_graph.graph_name(minilm.MODEL_SHA256, "int8", minilm_graph.signed_weights())]
 
@@ -26,7 +26,7 @@ def test_the_graph_is_built_once_into_the_cache(tmp_path: Path, monkeypatch: pyt
         raise AssertionError("the cached graph should have been used")
 
     monkeypatch.setattr(minilm_graph, "build", no_build)
-    again = minilm.MiniLM(cache=tmp_path)
+    again = minilm.MiniLM(cache=tmp_path, compute="int8")
     np.testing.assert_array_equal(again.embed(TEXTS), first.embed(TEXTS))
     with pytest.raises(AssertionError, match="cached graph"):
         minilm.MiniLM(compute="float32", cache=tmp_path)  # another mode is another graph
@@ -58,10 +58,10 @@ def test_an_unwritable_cache_builds_the_graph_in_memory(tmp_path: Path) -> None:
 
 @needs_model
 def test_unsigned_int8_weights_give_the_same_vectors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    chosen = minilm.MiniLM(cache=tmp_path).embed(TEXTS)  # signed on a VNNI CPU
+    chosen = minilm.MiniLM(cache=tmp_path, compute="int8").embed(TEXTS)  # signed on a VNNI CPU
     signed = minilm_graph.signed_weights()
     monkeypatch.setattr(minilm_graph, "signed_weights", lambda: False)
-    unsigned = minilm.MiniLM(cache=tmp_path).embed(TEXTS)
+    unsigned = minilm.MiniLM(cache=tmp_path, compute="int8").embed(TEXTS)
     assert len(list((tmp_path / "minilm").iterdir())) == 1 + signed
     assert np.abs(unsigned - chosen).max() <= 1e-6  # integer products are exact either way
 

@@ -91,11 +91,12 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
     name = check_name(options.get("embedder", DEFAULT_EMBEDDER))
     if name != DEFAULT_EMBEDDER:  # the default stays out of the settings, so older run files still resume
         settings["embedder"] = name
-    if "compute" in options:  # MiniLM's; the embedder's describe() records it (int8) in every run
+    if "compute" in options:  # MiniLM's; describe() records int8 in every run
         if options["compute"] not in COMPUTE or name != DEFAULT_EMBEDDER:
             raise InputError(f"bad dense option in {spec!r}: compute={options['compute']}",
                              hint=f"compute is MiniLM's: one of {', '.join(COMPUTE)} (default {DEFAULT_COMPUTE})")
-        settings["compute"] = options["compute"]
+        if options["compute"] != DEFAULT_COMPUTE:  # the default stays out, as in the run files of earlier versions
+            settings["compute"] = options["compute"]
     return settings
 
 
