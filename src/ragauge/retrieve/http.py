@@ -88,12 +88,14 @@ class HttpRetriever(RetrieverBase):
         self.client = httpx.Client(timeout=options.timeout, limits=httpx.Limits(max_connections=256,
                                                                                max_keepalive_connections=256))
         self._httpx = httpx
+        self._url_secrets = url_secrets(spec)
         self._session: Any = None  # aiohttp, opened by the first asearch in the executor's event loop
+        self._target: tuple[Any, str | None] | None = None  # _target(url), made by the first asearch
 
     def _headers(self) -> tuple[dict[str, str], list[str]]:
         """This call's headers (``${VAR}`` from the environment, read now) and every secret a
         message must not show: the URL's, the expanded variables, secret-named headers' values."""
-        secrets = url_secrets(self.url)
+        secrets = list(self._url_secrets)
         headers: dict[str, str] = {}
         for name, template in self.header_templates.items():
             headers[name] = _env(template, self.spec, secrets)
@@ -133,7 +135,9 @@ class HttpRetriever(RetrieverBase):
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.options.timeout),
                 connector=aiohttp.TCPConnector(limit=256))
-        target, basic = _target(self.url)
+        if self._target is None:
+            self._target = _target(self.url)
+        target, basic = self._target
         if basic is not None and not any(name.lower() == "authorization" for name in headers):
             headers = {**headers, "Authorization": basic}
         try:

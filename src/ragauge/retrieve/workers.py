@@ -37,17 +37,31 @@ class Workers(Generic[T, R]):
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
                 self._results.put(exc)
 
-    def submit(self, item: T) -> None:
-        self._tasks.put(item)
+    def submit(self, items: list[T]) -> None:
+        for item in items:
+            self._tasks.put(item)
 
     def get(self, timeout: float | None = None) -> R | BaseException:
         """The next result; ``queue.Empty`` after ``timeout`` seconds."""
         return _next(self._results, timeout)
 
+    def ready(self) -> list[R | BaseException]:
+        """The results there already, without waiting."""
+        return _ready(self._results)
+
     def stop(self) -> None:
         """Idle threads end; a thread still in a call ends after it (or with the process)."""
         for _ in range(self._n):
             self._tasks.put(None)
+
+
+def _ready(results: queue.SimpleQueue[R | BaseException]) -> list[R | BaseException]:
+    out = []
+    while True:
+        try:
+            out.append(results.get_nowait())
+        except queue.Empty:
+            return out
 
 
 def _next(results: queue.SimpleQueue[R | BaseException], timeout: float | None) -> R | BaseException:
@@ -90,16 +104,22 @@ class LoopWorkers(Generic[T, R]):
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
                 self._results.put(exc)
 
-    def submit(self, item: T) -> None:
+    def submit(self, items: list[T]) -> None:
+        """Start a task for each item: one wake-up of the loop for them all."""
         def start() -> None:
-            task = self._loop.create_task(self._run(item))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            for item in items:
+                task = self._loop.create_task(self._run(item))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
         self._loop.call_soon_threadsafe(start)
 
     def get(self, timeout: float | None = None) -> R | BaseException:
         """The next result; ``queue.Empty`` after ``timeout`` seconds."""
         return _next(self._results, timeout)
+
+    def ready(self) -> list[R | BaseException]:
+        """The results there already, without waiting."""
+        return _ready(self._results)
 
     def stop(self) -> None:
         async def wind_down() -> None:
