@@ -50,7 +50,8 @@ def strings(values: Sequence[str | None]) -> pa.Array:
 
     n = len(values)
     nulls = values.count(None) if isinstance(values, list) else sum(v is None for v in values)
-    texts = values if not nulls else [""] * n if nulls == n else ["" if v is None else v for v in values]
+    texts: Sequence[str] = (values if not nulls else [""] * n if nulls == n  # type: ignore[assignment]
+                            else ["" if v is None else v for v in values])
     text = "".join(texts)
     data = text.encode("utf-8")
     offsets = np.zeros(n + 1, dtype=np.int64)
