@@ -296,7 +296,9 @@ def run_retriever(
     answers: list[QueryResult] = []  # taken from the workers, not yet recorded
     try:
         try:
-            starting = _take(queue_, n_workers)
+            # a pool with a backlog gets a second round of questions ahead: a finished call starts
+            # the next one on the loop at once, without waiting for this thread to hand it over
+            starting = _take(queue_, 2 * n_workers if getattr(workers, "backlog", False) else n_workers)
             workers.submit(starting)
             in_flight += len(starting)
             while in_flight:
@@ -320,6 +322,8 @@ def run_retriever(
                 workers.submit(more)
                 in_flight += len(more)
         except KeyboardInterrupt:
+            if getattr(workers, "backlog", False):
+                in_flight -= workers.halt()  # type: ignore[union-attr]
             if answers:
                 record(answers)
             abandoned, at_once = _grace(workers, in_flight, options.grace, record)
