@@ -294,6 +294,7 @@ def run_retriever(
     queue_ = iter(todo)
     in_flight = 0
     answers: list[QueryResult] = []  # taken from the workers, not yet recorded
+    warm = False
     try:
         try:
             # a pool with a backlog gets a second round of questions ahead: a finished call starts
@@ -318,9 +319,13 @@ def run_retriever(
                 record(batch)
                 if stop is not None:
                     raise stop
+                if not warm:  # the run's columns are Arrow arrays: import pyarrow while calls are in
+                    warm = True  # flight (the first answers are in, the loop is running) rather than after the last
+                    import pyarrow  # noqa: F401
                 more = _take(queue_, len(items))
-                workers.submit(more)
-                in_flight += len(more)
+                if more:
+                    workers.submit(more)
+                    in_flight += len(more)
         except KeyboardInterrupt:
             if getattr(workers, "backlog", False):
                 in_flight -= workers.halt()  # type: ignore[union-attr]
