@@ -312,3 +312,24 @@ def test_on_error_fail_in_a_batch_keeps_the_answers_before_the_failure_and_none_
     calls: list[str] = []
     run_retriever(MANY, Fake(calls=calls), out, ExecutorOptions(), resume=True)
     assert sorted(calls) == sorted(q.query for q in MANY if q.id not in ids[:-1])
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd here")
+def test_a_run_streams_to_a_pipe(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` piped to another program: the lines are written as to a file (a pipe
+    cannot be sought or cut back, and needs neither), no sidecar beside it."""
+    import os
+    import threading
+
+    read_end, write_end = os.pipe()
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()))
+    reader.start()
+    try:
+        run = run_retriever(MANY, Fake(), Path(f"/dev/fd/{write_end}"), ExecutorOptions(concurrency=4))
+    finally:
+        os.close(write_end)
+        reader.join(timeout=10)
+    lines = [json.loads(line) for line in received[0].decode().splitlines()]
+    assert "_meta" in lines[0] and sorted(line["id"] for line in lines[1:]) == sorted(run.queries)
+    assert len(lines) == 41

@@ -182,13 +182,14 @@ def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
 class _Lines:
     """The run file, open for appending a line per answer, flushed as soon as it is written. A failed
     write (a full disk) cuts the partial lines off again and raises InputError: the file stays a
-    valid run."""
+    valid run. A pipe (``-o /dev/stdout``) is written the same way, without the cutting."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
             self.fh: IO[bytes] = open(path, "ab")  # noqa: SIM115 - closed by close()
-            self.end = self.fh.seek(0, os.SEEK_END)  # where the next write starts (no tell() per write)
+            # where the next write starts (no tell() per write); None for a pipe
+            self.end = self.fh.seek(0, os.SEEK_END) if self.fh.seekable() else None
         except OSError as exc:
             raise write_error(path, exc, "run") from None
 
@@ -199,10 +200,12 @@ class _Lines:
             self.fh.write(data)
             self.fh.flush()
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                self.fh.truncate(self.end)
+            if self.end is not None:
+                with contextlib.suppress(OSError):
+                    self.fh.truncate(self.end)
             raise write_error(self.path, exc, "run") from None
-        self.end += len(data)
+        if self.end is not None:
+            self.end += len(data)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
