@@ -10,8 +10,12 @@ Rows (``--rows``, comma-separated; default: all but dense):
   eval       ragauge eval --format json -o FILE on the same run vs pytrec_eval (same interleaved runs)
   memory     peak RSS of those runs (the 7M-hit run)
   golden     ragauge eval vs pytrec_eval vs a bare pure-Python script, 500 x 20 (golden-set scale)
-  http       ragauge run against a loopback HTTP retriever answering at once: calls/s
-  slow       ragauge run against a 50 ms retriever: 640 at concurrency 32, 3,200 at 64, vs the ideal
+  http       ragauge run against a loopback HTTP retriever answering at once, 640 and 6,400 questions:
+             calls/s of the whole process (start-up included) and steady state (the marginal rate
+             between the two sizes), the client's CPU per call (marginal and whole), the server's
+  slow       ragauge run against a 50 ms retriever: 640 at concurrency 32, 3,200 and 6,400 at 64, vs
+             the ideal (questions x 50 ms / concurrency), and the marginal ratio from 3,200 to 6,400
+             (linear in the number of questions when it is near 1)
   dense      dense: embedding of SciFact's 5,183 abstracts with an empty cache (minutes; one run)
 
 Usage:
@@ -19,6 +23,7 @@ Usage:
     python benchmarks/speed_table.py                   # ~10 min on an idle 2-core machine
     python benchmarks/speed_table.py --rows golden,http,slow --repeat 5
     python benchmarks/speed_table.py --ranx-python /path/to/venv-with-ranx/bin/python
+    python benchmarks/speed_table.py --rows http,slow --base-src /tmp/base/src   # run rows, base beside yours
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import statistics
 import subprocess
 import sys
@@ -44,8 +50,10 @@ DEFAULT_ROWS = tuple(r for r in ROWS if r != "dense")
 SLOW = 0.050
 RUNS = {  # name: (questions, concurrency, retriever sleep s)
     "immediate, 640 questions, concurrency 32": (640, 32, 0.0),
+    "immediate, 6,400 questions, concurrency 32": (6400, 32, 0.0),
     "50 ms, 640 questions, concurrency 32": (640, 32, SLOW),
     "50 ms, 3,200 questions, concurrency 64": (3200, 64, SLOW),
+    "50 ms, 6,400 questions, concurrency 64": (6400, 64, SLOW),
 }
 
 
@@ -57,11 +65,14 @@ class Timed:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)
+    server_cpus: list[float] = field(default_factory=list)
 
-    def add(self, wall: float, peak: float, cpu: float) -> None:
+    def add(self, wall: float, peak: float, cpu: float, server_cpu: float | None = None) -> None:
         self.walls.append(wall)
         self.peaks.append(peak)
         self.cpus.append(cpu)
+        if server_cpu is not None:
+            self.server_cpus.append(server_cpu)
 
     @property
     def wall(self) -> float:
@@ -74,6 +85,10 @@ class Timed:
     @property
     def peak(self) -> float:
         return max(self.peaks)
+
+    @property
+    def server_cpu(self) -> float:
+        return statistics.median(self.server_cpus) if self.server_cpus else float("nan")
 
 
 def progress(text: str) -> None:
@@ -108,31 +123,46 @@ def golden_file(path: Path, n: int) -> Path:
     return path
 
 
-def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]]) -> dict[str, Timed]:
-    """``ragauge run`` against loopback retrievers (asyncio servers in their own processes, so the
-    server is not the bottleneck), each configuration once untimed, then interleaved."""
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds a running process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]],
+         trees: dict[str, str | None]) -> dict[tuple[str, str], Timed]:
+    """``ragauge run`` against loopback retrievers (asyncio servers in their own processes, whose
+    CPU is measured too: the rows measure ragauge's client), each configuration once untimed,
+    then interleaved; with several ``trees`` (label: the src folder on PYTHONPATH, None for this
+    interpreter's ragauge) each configuration runs with each tree in turn."""
     servers = {sleep: start_server(sleep) for sleep in {s for _, _, s in which.values()}}
-    out = {name: Timed(name) for name in which}
+    out = {(tree, name): Timed(name) for tree in trees for name in which}
     try:
-        def once(name: str) -> tuple[float, float, float]:
+        def once(tree: str, name: str) -> tuple[float, float, float, float]:
             n, concurrency, sleep = which[name]
             golden = golden_file(tmp / f"golden-{n}.jsonl", n)
             target = tmp / "run.jsonl"
             target.unlink(missing_ok=True)
             cmd = [*ragauge_cmd(), "run", str(golden), "--retriever", servers[sleep][0], "--concurrency",
                    str(concurrency), "-o", str(target)]
-            wall, peak, cpu, _ = run_process(cmd, tmp, f"ragauge run ({name})")
+            src = trees[tree]
+            before = process_cpu(servers[sleep][1].pid)  # type: ignore[arg-type]
+            wall, peak, cpu, _ = run_process(cmd, tmp, f"ragauge run ({name})",
+                                             env={"PYTHONPATH": src} if src else None)
+            served = process_cpu(servers[sleep][1].pid) - before  # type: ignore[arg-type]
             lines = sum(1 for line in open(target) if '"hits"' in line)
             if lines != n:
                 raise SystemExit(f"ragauge run ({name}) wrote {lines} answers for {n} questions")
-            return wall, peak, cpu
+            return wall, peak, cpu, served
 
         for name in which:
-            progress(f"[run] {name}: first run {once(name)[0]:.2f} s")
+            for tree in trees:
+                progress(f"[run] {tree} {name}: first run {once(tree, name)[0]:.2f} s")
         for i in range(repeat):
             for name in which:
-                out[name].add(*once(name))
-                progress(f"[run] {name}: run {i + 1}/{repeat} {out[name].walls[-1]:.2f} s")
+                for tree in trees:
+                    out[tree, name].add(*once(tree, name))
+                    progress(f"[run] {tree} {name}: run {i + 1}/{repeat} {out[tree, name].walls[-1]:.2f} s")
     finally:
         for _, proc in servers.values():
             proc.terminate()
@@ -162,7 +192,60 @@ def cell(t: Result | Timed) -> str:
     return f"{t.wall:.2f} s (cpu {t.cpu:.2f} s, {t.peak:.0f} MB)"
 
 
-def table(rows: set[str], evals: dict[tuple[str, str], Result], run_times: dict[str, Timed],
+def whole(t: Timed, name: str) -> str:
+    """One configuration's whole-process figures: with the 50 ms retriever the ratio to the ideal,
+    with the immediate one the calls/s and the client's and the server's CPU per call."""
+    n, concurrency, sleep = RUNS[name]
+    if sleep:
+        return f"{cell(t)}, {ratio(t.wall / (n * sleep / concurrency))} the ideal"
+    return (f"{cell(t)}, {n / t.wall:.0f} calls/s, client cpu {1000 * t.cpu / n:.2f} ms a call, server cpu "
+            f"{1000 * t.server_cpu / n:.3f} ms a call")
+
+
+def run_rows(run_times: dict[tuple[str, str], Timed]) -> list[str]:
+    """The executor's rows: each configuration whole process (start-up included), then what the
+    pairs of sizes say: the steady-state (marginal) rate and client CPU per call between 640 and
+    6,400 questions, and the marginal ratio to the ideal from 3,200 to 6,400 at 50 ms. With a
+    base tree, its figures stand in the peer column."""
+    out = []
+    trees = list(dict.fromkeys(tree for tree, _ in run_times))
+    peer = next((t for t in trees if t != "ragauge"), None)
+
+    def both(fn: Callable[[str], str]) -> tuple[str, str]:
+        return fn("ragauge"), f"{peer}: {fn(peer)}" if peer else "-"
+
+    for name in dict.fromkeys(name for _, name in run_times):
+        n, concurrency, sleep = RUNS[name]
+        mine, base = both(lambda tree, name=name: whole(run_times[tree, name], name))  # type: ignore[misc]
+        if sleep:
+            out.append(f"| `ragauge run`, retriever {name}, whole process | {mine} | {base} | "
+                       f"ideal {n * sleep / concurrency:.2f} s | ≤ 1.25x ideal at 3,200 / 64 |")
+        else:
+            out.append(f"| `ragauge run`, HTTP retriever answering at once, {n:,} questions, whole process | {mine} "
+                       f"| {base} | - | ≥ 2,000 calls/s |")
+    small, large = "immediate, 640 questions, concurrency 32", "immediate, 6,400 questions, concurrency 32"
+    if ("ragauge", small) in run_times and ("ragauge", large) in run_times:
+        def steady(t: str) -> str:
+            a, b = run_times[t, small], run_times[t, large]
+            extra = RUNS[large][0] - RUNS[small][0]
+            return (f"{extra / (b.wall - a.wall):.0f} calls/s, client cpu {1000 * (b.cpu - a.cpu) / extra:.3f} ms "
+                    "a call")
+        mine, base = both(steady)
+        out.append(f"| `ragauge run`, HTTP retriever answering at once, steady state (marginal, 640 → 6,400) "
+                   f"| {mine} | {base} | - | ≥ 2,000 calls/s |")
+    mid, big = "50 ms, 3,200 questions, concurrency 64", "50 ms, 6,400 questions, concurrency 64"
+    if ("ragauge", mid) in run_times and ("ragauge", big) in run_times:
+        def marginal(t: str) -> str:
+            a, b = run_times[t, mid], run_times[t, big]
+            ideal = (RUNS[big][0] - RUNS[mid][0]) * SLOW / 64
+            return f"{b.wall - a.wall:.2f} s for {ideal:.2f} s ideal = {ratio((b.wall - a.wall) / ideal)} the ideal"
+        mine, base = both(marginal)
+        out.append(f"| `ragauge run`, 50 ms retriever, marginal 3,200 → 6,400 at 64 (linearity) | {mine} | {base} | "
+                   "- | linear (≈ 1x) |")
+    return out
+
+
+def table(rows: set[str], evals: dict[tuple[str, str], Result], run_times: dict[tuple[str, str], Timed],
           dense_time: Timed | None) -> list[str]:
     """The issue's table: what, ragauge, the peer(s) in the same run, the ratio, the target."""
     out = ["| what | ragauge (median wall, cpu, peak RSS) | peer, same run | ratio | target |",
@@ -185,16 +268,7 @@ def table(rows: set[str], evals: dict[tuple[str, str], Result], run_times: dict[
         pure = f"; pure Python {cell(gpure)}" if gpure else ""
         out.append(f"| `ragauge eval`, 500 x 20 golden-set scale | {cell(gev)} | pytrec_eval {cell(gpy)}{pure} | "
                    f"{ratio(gev.median / gpy.median)} pytrec_eval's time | ≤ pytrec_eval's time |")
-    for name, timed in run_times.items():
-        n, concurrency, sleep = RUNS[name]
-        if sleep:
-            ideal = n * sleep / concurrency
-            out.append(f"| `ragauge run`, retriever {name} | {cell(timed)} | ideal {ideal:.2f} s | "
-                       f"{ratio(timed.wall / ideal)} the ideal | ≤ 1.25x ideal at 3,200 / 64 |")
-        else:
-            out.append(f"| `ragauge run`, HTTP retriever answering at once, {n} questions | {cell(timed)} | - | "
-                       f"{n / timed.wall:.0f} calls/s whole process, {1000 * timed.cpu / n:.1f} ms cpu a call | "
-                       "≥ 2,000 calls/s |")
+    out += run_rows(run_times)
     if dense_time is not None:
         out.append(f"| `dense:` SciFact, 5,183 abstracts embedded + 300 questions, empty cache | {cell(dense_time)} "
                    "| - | - | ≤ 120 s, all cores |")
@@ -214,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranx-python", help="the Python that has ranx (default: this one); ranx is left out "
                                               "when neither has it")
     parser.add_argument("--json", type=Path, help="also write the measurements here (default: DATA/speed_table.json)")
+    parser.add_argument("--base-src", type=Path, help="run rows only: also time the ragauge in this src folder "
+                                                     "(e.g. an older checkout's src), interleaved, as the peer")
     args = parser.parse_args(argv)
     rows = {r.strip() for r in args.rows.split(",") if r.strip()}
     if not rows <= set(ROWS):
@@ -236,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                                    "m.version('numba'))"], capture_output=True, text=True).stdout.split()
         facts["versions"].update(dict(zip(("ranx", "numba"), versions)))
     evals: dict[tuple[str, str], Result] = {}
-    run_times: dict[str, Timed] = {}
+    run_times: dict[tuple[str, str], Timed] = {}
     dense_time = None
     with tempfile.TemporaryDirectory(prefix="ragauge-speed-") as tmpname:
         tmp = Path(tmpname)
@@ -250,7 +326,11 @@ def main(argv: list[str] | None = None) -> int:
             evals.update({(r.tool, r.scale): r for r in done})
         which = {name: spec for name, spec in RUNS.items() if ("slow" if spec[2] else "http") in rows}
         if which:
-            run_times = runs(tmp, args.repeat_small, which)
+            trees: dict[str, str | None] = {"ragauge": None}
+            if args.base_src:
+                run_ok([sys.executable, "-m", "compileall", "-q", str(args.base_src)])
+                trees["base"] = str(args.base_src.resolve())
+            run_times = runs(tmp, args.repeat_small, which, trees)
         if "dense" in rows:
             dense_time = dense(tmp)
     facts["loadavg_at_end"] = load_average()
@@ -271,8 +351,11 @@ def main(argv: list[str] | None = None) -> int:
         "facts": facts, "rows": sorted(rows),
         "evaluations": [{"tool": r.tool, "scale": r.scale, "median_s": r.median, "cpu_s": r.cpu, "peak_mb": r.peak_mb,
                          "walls_s": [s.wall for s in r.samples], "values": r.values} for r in evals.values()],
-        "runs": [{"name": t.name, "walls_s": t.walls, "cpu_s": t.cpus, "peak_mb": t.peaks}
-                 for t in [*run_times.values(), *([dense_time] if dense_time else [])]],
+        "runs": [{"tree": tree, "name": t.name, "walls_s": t.walls, "cpu_s": t.cpus, "peak_mb": t.peaks,
+                  "server_cpu_s": t.server_cpus}
+                 for (tree, _), t in run_times.items()]
+                + ([{"name": dense_time.name, "walls_s": dense_time.walls, "cpu_s": dense_time.cpus,
+                     "peak_mb": dense_time.peaks}] if dense_time else []),
     }, indent=2))
     print(f"\nwrote {out}")
     return 0

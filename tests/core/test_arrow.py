@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragauge.core.arrow import group_starts, hash64, ragged_arange, take
+from ragauge.core.arrow import group_starts, hash64, ragged_arange, strings, take
 
 TEXT = st.text(alphabet="ab\u00e9\U0001f600 #x0", max_size=30)
 
@@ -64,3 +64,14 @@ def test_find_sorted(keys, values):
     at, found = find_sorted(sorted_keys, np.array(values, dtype=np.int64))
     assert at.tolist() == np.searchsorted(sorted_keys, values).tolist()
     assert found.tolist() == [v in keys for v in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.none() | st.text(max_size=5).filter(lambda t: not any("\ud800" <= c <= "\udfff" for c in t))
+                | st.sampled_from(["", "a", "é", "日本"]), max_size=30))
+def test_strings_is_the_arrow_array_of_the_values(values: list[str | None]) -> None:
+    """strings() builds the buffers itself (ASCII, non-ASCII, nulls, all nulls, empty): the array is
+    the one pyarrow makes of the same values."""
+    made = strings(values)
+    assert made.equals(pa.array(values, type=pa.string())) and made.null_count == values.count(None)
+    assert strings(tuple(values)).equals(made)

@@ -66,3 +66,52 @@ def test_the_standard_library_alone_writes_the_same_text(monkeypatch: pytest.Mon
     with_orjson = compact(value)
     monkeypatch.setattr(jsonl, "_orjson", lambda: None)
     assert compact(value) == with_orjson
+
+
+def _decoded(text: str | bytes) -> tuple[str, Any]:
+    """What ``loads`` makes of ``text``: ("ok", value) or ("error", kind), NaN made comparable."""
+    try:
+        return "ok", json.dumps(jsonl.loads(text), ensure_ascii=True)  # the text tells 1 from 1.0 and -0.0 from 0
+    except ValueError as exc:
+        return "error", getattr(exc, "kind", None)
+
+
+documents = st.one_of(
+    values.map(lambda v: dumps(v)),  # valid JSON with every kind of number and text
+    st.text(alphabet='{}[]":,.-+eE0123456789 \\untrfalsNIiy\ud800\udc00é\x00\t', max_size=40),  # mostly invalid
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(documents, st.booleans())
+def test_loads_through_orjson_agrees_with_the_standard_library(text: str, as_bytes: bool) -> None:
+    """orjson decodes first when installed; whatever it accepts must read back as the standard
+    library reads it (or be refused the same way), big integers and lone surrogates included."""
+    if jsonl._orjson_loads() is None:
+        pytest.skip("orjson is not installed")
+    data: str | bytes = text
+    if as_bytes:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "surrogatepass")
+    with_orjson = _decoded(data)
+    jsonl._orjson_loads.cache_clear()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(jsonl, "_orjson_loads", lambda: None)
+            assert with_orjson == _decoded(data)
+    finally:
+        jsonl._orjson_loads.cache_clear()
+
+
+@pytest.mark.parametrize("text", [
+    "123456789012345678901234567890", "[-9223372036854775809, 18446744073709551616]",
+    '{"id": 10000000000000000000001}', "NaN", "[Infinity]", "1e400", '"\\ud800"', "\ufeff{}", "[1,]",
+    '{"a": 1, "a": 2}', "0.1000000000000000055511151231257827",
+])
+def test_loads_gives_the_standard_library_value_where_orjson_would_differ(text: str) -> None:
+    with_orjson = _decoded(text.encode("utf-8"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonl, "_orjson_loads", lambda: None)
+        assert with_orjson == _decoded(text.encode("utf-8"))

@@ -3,10 +3,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ragauge.core.jsonl import dumps
 from ragauge.data.run import Hit, QueryResult, Run
 from ragauge.errors import InputError
-from ragauge.formats.runs import read_run, write_run_jsonl
+from ragauge.formats.runs import read_run, run_line, write_run_jsonl
 
 
 def write(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:
@@ -55,3 +58,21 @@ def test_errors(tmp_path: Path, text: str, message: str) -> None:
         read_run(path)
     assert message in info.value.message
     assert info.value.where and info.value.where.startswith(f"{path}:")
+
+
+_texts = st.text(max_size=6) | st.sampled_from(["d1", "a\u202eb", "\x7f", "é", "\ud800"])
+_numbers = st.none() | st.floats() | st.integers(min_value=-(2**70), max_value=2**70)
+_hits = st.builds(Hit, st.none() | _texts, st.none() | _texts, _numbers, st.none() | st.integers(0, 10**6),
+                  st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)) | st.builds(
+                      Hit, _texts, st.none(), st.floats(allow_nan=False, allow_infinity=False))
+_results = st.builds(QueryResult, _texts, st.lists(_hits, max_size=5).map(tuple), _numbers, _numbers,
+                     st.none() | _texts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_results, max_size=3))
+def test_run_line_is_the_text_of_dumps_for_any_answer(results: list[QueryResult]) -> None:
+    """``run_line`` writes the usual answer without building dicts; the text must stay dumps'
+    (tests and resumed runs compare lines), non-finite numbers, controls and surrogates included."""
+    for r in results:
+        assert run_line(r) == dumps(r.to_dict()) + "\n"

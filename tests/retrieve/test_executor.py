@@ -4,6 +4,7 @@ import json
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -259,3 +260,76 @@ def test_a_bm25_cache_entry_that_does_not_match_is_rebuilt(tmp_path: Path, damag
     assert not again.cached
     assert again.search("word3", 2).hits == first.search("word3", 2).hits
     assert bm25.open(spec, RetrieverOptions(), cache=tmp_path / "mine").cached  # the rebuilt entry replaced it
+
+
+class Together(Fake):
+    """An async retriever whose calls all answer at the same moment, once ``n`` are in flight:
+    the executor then finds many answers ready at once and records them as one batch."""
+
+    def __init__(self, n: int, fail: set[str] | None = None) -> None:
+        super().__init__(fail)
+        self.n = n
+        self.waiting = 0
+        self.most = 0
+        self.event: Any = None
+
+    async def asearch(self, query: str, n: int) -> Retrieved:
+        import asyncio
+
+        self.event = self.event or asyncio.Event()
+        self.waiting += 1
+        self.most = max(self.most, self.waiting)
+        if self.waiting >= self.n:
+            self.event.set()
+        await self.event.wait()
+        self.waiting -= 1
+        return self.search(query, n)
+
+
+MANY = GoldenSet.from_queries([GoldenQuery(f"q{i}", f"question {i}", {"d": 1}) for i in range(40)])
+
+
+def test_answers_ready_together_are_each_recorded_and_counted(tmp_path: Path) -> None:
+    seen: list[int] = []
+    progress = Progress(on_result=lambda p: seen.append(p.done))
+    retriever = Together(8)
+    run = run_retriever(MANY, retriever, tmp_path / "r.jsonl", ExecutorOptions(concurrency=8), progress=progress)
+    assert retriever.most == 8  # never more calls in flight than the concurrency
+    assert seen == list(range(1, 41)) and len(run.queries) == 40
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines[1:]) == sorted(q.id for q in MANY)
+
+
+def test_on_error_fail_in_a_batch_keeps_the_answers_before_the_failure_and_none_after(tmp_path: Path) -> None:
+    """A failure among answers that arrived together: the file ends with the failed question, as
+    when answers come one by one, and resuming calls exactly the questions not written."""
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(RunAborted, match="question 'q5' failed"):
+        run_retriever(MANY, Together(8, fail={"question 5"}), out,
+                      ExecutorOptions(concurrency=8, retries=0, on_error="fail"))
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()[1:]]
+    assert ids[-1] == "q5" and len(ids) == len(set(ids)) <= 8
+    calls: list[str] = []
+    run_retriever(MANY, Fake(calls=calls), out, ExecutorOptions(), resume=True)
+    assert sorted(calls) == sorted(q.query for q in MANY if q.id not in ids[:-1])
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd here")
+def test_a_run_streams_to_a_pipe(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` piped to another program: the lines are written as to a file (a pipe
+    cannot be sought or cut back, and needs neither), no sidecar beside it."""
+    import os
+    import threading
+
+    read_end, write_end = os.pipe()
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()))
+    reader.start()
+    try:
+        run = run_retriever(MANY, Fake(), Path(f"/dev/fd/{write_end}"), ExecutorOptions(concurrency=4))
+    finally:
+        os.close(write_end)
+        reader.join(timeout=10)
+    lines = [json.loads(line) for line in received[0].decode().splitlines()]
+    assert "_meta" in lines[0] and sorted(line["id"] for line in lines[1:]) == sorted(run.queries)
+    assert len(lines) == 41

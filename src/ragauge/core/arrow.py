@@ -49,15 +49,21 @@ def strings(values: Sequence[str | None]) -> pa.Array:
     import pyarrow as pa
 
     n = len(values)
-    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+    nulls = values.count(None) if isinstance(values, list) else sum(v is None for v in values)
+    texts: Sequence[str] = (values if not nulls else [""] * n if nulls == n  # type: ignore[assignment]
+                            else ["" if v is None else v for v in values])
+    text = "".join(texts)
+    data = text.encode("utf-8")
     offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((len(e) for e in encoded), dtype=np.int64, count=n), out=offsets[1:])
+    if len(data) == len(text):  # ASCII: a string's bytes are its characters
+        np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n), out=offsets[1:])
+    else:
+        np.cumsum(np.fromiter((len(t.encode("utf-8")) for t in texts), dtype=np.int64, count=n), out=offsets[1:])
     large = offsets[-1] >= 2**31
-    buffers = [None, pa.py_buffer(offsets if large else offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
-    nulls = sum(v is None for v in values)
+    buffers = [None, pa.py_buffer(offsets if large else offsets.astype(np.int32)), pa.py_buffer(data)]
     if nulls:
-        buffers[0] = pa.py_buffer(np.packbits(np.fromiter((v is not None for v in values), dtype=bool, count=n),
-                                               bitorder="little"))
+        valid = np.zeros(n, dtype=bool) if nulls == n else np.fromiter((v is not None for v in values), bool, n)
+        buffers[0] = pa.py_buffer(np.packbits(valid, bitorder="little"))
     array = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n, buffers, null_count=nulls)
     return array.cast(pa.string()) if large else array
 

@@ -69,7 +69,22 @@ def _has_lone_surrogate(obj: Any) -> bool:
 def loads(text: str | bytes, *, fast: bool = False) -> Any:
     """Decode one JSON document strictly; ValueError (with ``.kind`` "utf8", "json", "number" or
     "surrogate" and a message) when it is not UTF-8 or not valid JSON, has a non-finite number
-    or a lone surrogate. ``fast`` skips the per-float overflow check (see ``_FAST``)."""
+    or a lone surrogate. ``fast`` skips the per-float overflow check (see ``_FAST``).
+
+    orjson (about five times faster) decodes it when it is installed and agrees: it refuses
+    everything refused here, and what it refuses, or any document with a run of 19 or more digits
+    (an integer beyond 64 bits, which orjson would read as a float), is decoded by the standard
+    library below, which gives the value or the error."""
+    fast_loads = _orjson_loads()
+    if fast_loads is not None:
+        try:
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            obj = fast_loads(data)
+        except (ValueError, UnicodeEncodeError):  # orjson.JSONDecodeError, or a lone surrogate in text
+            pass
+        else:
+            if _LONG_DIGITS not in data.translate(_DIGITS):
+                return obj
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -88,6 +103,21 @@ def loads(text: str | bytes, *, fast: bool = False) -> Any:
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
         raise _BadValue("surrogate", "a string holds a lone UTF-16 surrogate escape")
     return obj
+
+
+_DIGITS = bytes(ord("0") if chr(c).isdigit() and c < 128 else ord(" ") for c in range(256))
+_LONG_DIGITS = b"0" * 19
+"""A run of 19 digits, found as ``_LONG_DIGITS in data.translate(_DIGITS)`` (every digit made 0,
+everything else a space): ten times quicker than a regular expression."""
+
+
+@cache
+def _orjson_loads() -> Callable[[str | bytes], Any] | None:
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.loads
 
 
 def decode_lines(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str, Any] | tuple[str, str]]]:
@@ -209,6 +239,14 @@ def dumps(value: Any, *, indent: int | None = None, separators: tuple[str, str] 
     except ValueError:
         text = json.dumps(finite_or_none(value), ensure_ascii=False, allow_nan=False, indent=indent,
                           separators=separators)
+    return safe(text)
+
+
+def safe(text: str) -> str:
+    """JSON text with the characters :func:`dumps` escapes (DEL, C1 and bidi controls, U+2028,
+    U+2029, lone surrogates) written as ``\\u`` escapes: for JSON text assembled by hand."""
+    if text.isascii() and "\x7f" not in text:  # nothing to escape; far quicker than the search
+        return text
     return _UNSAFE.sub(_escape, text)
 
 

@@ -180,26 +180,32 @@ def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
 
 
 class _Lines:
-    """The run file, open for appending one flushed line per answer. A failed write (a full disk)
-    cuts the partial line off again and raises InputError: the file stays a valid run."""
+    """The run file, open for appending a line per answer, flushed as soon as it is written. A failed
+    write (a full disk) cuts the partial lines off again and raises InputError: the file stays a
+    valid run. A pipe (``-o /dev/stdout``) is written the same way, without the cutting."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
             self.fh: IO[bytes] = open(path, "ab")  # noqa: SIM115 - closed by close()
+            # where the next write starts (no tell() per write); None for a pipe
+            self.end = self.fh.seek(0, os.SEEK_END) if self.fh.seekable() else None
         except OSError as exc:
             raise write_error(path, exc, "run") from None
 
-    def write(self, result: QueryResult) -> None:
-        data = run_line(result).encode("utf-8")
-        start = self.fh.tell()
+    def write(self, results: list[QueryResult]) -> None:
+        """The answers' lines, in one write and one flush."""
+        data = "".join(map(run_line, results)).encode("utf-8")
         try:
             self.fh.write(data)
             self.fh.flush()
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                self.fh.truncate(start)
+            if self.end is not None:
+                with contextlib.suppress(OSError):
+                    self.fh.truncate(self.end)
             raise write_error(self.path, exc, "run") from None
+        if self.end is not None:
+            self.end += len(data)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -262,15 +268,16 @@ def run_retriever(
     results = list(done)
     fresh: list[QueryResult] = []
 
-    def record(result: QueryResult) -> None:
+    def record(answers: list[QueryResult]) -> None:
         if lines is not None:
-            lines.write(result)
-        results.append(result)
-        fresh.append(result)
-        progress.done += 1
-        progress.errors += result.error is not None
-        if progress.on_result:
-            progress.on_result(progress)
+            lines.write(answers)
+        results.extend(answers)
+        fresh.extend(answers)
+        for result in answers:
+            progress.done += 1
+            progress.errors += result.error is not None
+            if progress.on_result:
+                progress.on_result(progress)
 
     rng = random.Random(options.seed)
     lock = threading.Lock()
@@ -289,24 +296,44 @@ def run_retriever(
         workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
     queue_ = iter(todo)
     in_flight = 0
+    answers: list[QueryResult] = []  # taken from the workers, not yet recorded
+    warm = False
     try:
         try:
-            for q in _take(queue_, n_workers):
-                workers.submit(q)
-                in_flight += 1
+            # a pool with a backlog gets a second round of questions ahead: a finished call starts
+            # the next one on the loop at once, without waiting for this thread to hand it over
+            starting = _take(queue_, 2 * n_workers if getattr(workers, "backlog", False) else n_workers)
+            workers.submit(starting)
+            in_flight += len(starting)
             while in_flight:
-                item = workers.get()
-                in_flight -= 1
-                if isinstance(item, BaseException):
-                    raise item
-                record(item)
-                if item.error is not None and options.on_error == "fail":
-                    raise RunAborted(f"question {item.id!r} failed: {item.error}",
-                                     hint="fix the retriever, then continue with --resume")
-                for q in _take(queue_, 1):
-                    workers.submit(q)
-                    in_flight += 1
+                items = [workers.get(), *workers.ready()]  # every answer there: one write, one wake-up
+                in_flight -= len(items)
+                stop: BaseException | None = None
+                for item in items:
+                    if isinstance(item, BaseException):
+                        stop = item
+                        break
+                    answers.append(item)
+                    if item.error is not None and options.on_error == "fail":
+                        stop = RunAborted(f"question {item.id!r} failed: {item.error}",
+                                          hint="fix the retriever, then continue with --resume")
+                        break
+                batch, answers = answers, []  # a Ctrl-C while recording loses these rather than doubles them
+                record(batch)
+                if stop is not None:
+                    raise stop
+                if not warm:  # the run's columns are Arrow arrays: import pyarrow while calls are in
+                    warm = True  # flight (the first answers are in, the loop is running) rather than after the last
+                    import pyarrow  # noqa: F401
+                more = _take(queue_, len(items))
+                if more:
+                    workers.submit(more)
+                    in_flight += len(more)
         except KeyboardInterrupt:
+            if getattr(workers, "backlog", False):
+                in_flight -= workers.halt()  # type: ignore[union-attr]
+            if answers:
+                record(answers)
             abandoned, at_once = _grace(workers, in_flight, options.grace, record)
             raise RunInterrupted(progress, abandoned, output, at_once=at_once) from None
     finally:
@@ -326,7 +353,7 @@ def run_retriever(
 
 def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,
            in_flight: int, grace: float,
-           record: Callable[[QueryResult], None]) -> tuple[int, bool]:
+           record: Callable[[list[QueryResult]], None]) -> tuple[int, bool]:
     """After the first Ctrl-C: record the answers of calls in flight that finish within ``grace``
     seconds. Returns how many calls were still running, and whether a second Ctrl-C cut it short."""
     deadline = time.monotonic() + grace
@@ -338,7 +365,7 @@ def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery,
                 break
             in_flight -= 1
             if isinstance(item, QueryResult):
-                record(item)
+                record([item])
     except KeyboardInterrupt:
         return in_flight, True
     return in_flight, False

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,8 +76,6 @@ def _dig(data: Any, path: str, spec: str) -> Any:
 
 class HttpRetriever(RetrieverBase):
     def __init__(self, spec: str, options: RetrieverOptions) -> None:
-        import httpx
-
         self.url = spec
         self.spec = redact(spec)
         self.options = options
@@ -85,15 +84,16 @@ class HttpRetriever(RetrieverBase):
         self.header_templates = dict(cfg.get("headers", {}))
         self.body = cfg.get("body", {"query": "{query}", "k": "{k}"})
         self.hits_path = cfg.get("hits_path", "")
-        self.client = httpx.Client(timeout=options.timeout, limits=httpx.Limits(max_connections=256,
-                                                                               max_keepalive_connections=256))
-        self._httpx = httpx
+        self._client: Any = None  # httpx, opened by the first search (the executor uses asearch only)
+        self._client_lock = threading.Lock()
+        self._url_secrets = url_secrets(spec)
         self._session: Any = None  # aiohttp, opened by the first asearch in the executor's event loop
+        self._target: tuple[Any, str | None] | None = None  # _target(url), made by the first asearch
 
     def _headers(self) -> tuple[dict[str, str], list[str]]:
         """This call's headers (``${VAR}`` from the environment, read now) and every secret a
         message must not show: the URL's, the expanded variables, secret-named headers' values."""
-        secrets = url_secrets(self.url)
+        secrets = list(self._url_secrets)
         headers: dict[str, str] = {}
         for name, template in self.header_templates.items():
             headers[name] = _env(template, self.spec, secrets)
@@ -102,15 +102,20 @@ class HttpRetriever(RetrieverBase):
         return headers, secrets
 
     def search(self, query: str, n: int) -> Retrieved:
+        import httpx
+
         headers, secrets = self._headers()
-        httpx = self._httpx
         payload = _fill(self.body, query, n)
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.options.timeout, limits=httpx.Limits(
+                    max_connections=256, max_keepalive_connections=256))
         try:
             try:
                 if self.method == "GET":
-                    response = self.client.get(self.url, params=payload, headers=headers)
+                    response = self._client.get(self.url, params=payload, headers=headers)
                 else:
-                    response = self.client.request(self.method, self.url, json=payload, headers=headers)
+                    response = self._client.request(self.method, self.url, json=payload, headers=headers)
             except httpx.ConnectError as exc:
                 raise self._unreachable(exc) from None
             except httpx.TimeoutException:
@@ -133,7 +138,9 @@ class HttpRetriever(RetrieverBase):
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.options.timeout),
                 connector=aiohttp.TCPConnector(limit=256))
-        target, basic = _target(self.url)
+        if self._target is None:
+            self._target = _target(self.url)
+        target, basic = self._target
         if basic is not None and not any(name.lower() == "authorization" for name in headers):
             headers = {**headers, "Authorization": basic}
         try:
@@ -187,7 +194,8 @@ class HttpRetriever(RetrieverBase):
             self._session = None
 
     def close(self) -> None:
-        self.client.close()
+        if self._client is not None:
+            self._client.close()
 
 
 def _target(url: str) -> tuple[Any, str | None]:

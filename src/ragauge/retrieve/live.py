@@ -8,21 +8,21 @@ import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.data.shard import Shard, parse_shard
-from ragauge.evaluation.evaluate import score_run
-from ragauge.evaluation.options import EvalOptions
-from ragauge.evaluation.result import Evaluation
 from ragauge.formats.golden import as_golden
-from ragauge.metrics.judged import Unjudged
-from ragauge.metrics.spec import MetricSpec
 from ragauge.retrieve.base import Retriever, RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, Progress
 from ragauge.retrieve.executor import run_retriever as execute
 from ragauge.retrieve.ray_workers import RaySetup
+
+if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scores
+    from ragauge.evaluation.result import Evaluation
+    from ragauge.metrics.judged import Unjudged
+    from ragauge.metrics.spec import MetricSpec
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,9 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
     ``{doc_id: text}``) adds the text-based failure patterns, and its ids are the index's documents."""
     done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
+    from ragauge.evaluation.evaluate import score_run
+    from ragauge.evaluation.options import EvalOptions
+
     options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
                           None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic)
     return score_run(done.golden, done.run, options)

@@ -86,10 +86,15 @@ class RayWorkers:
         self._load = [0] * count
         self.slots = count * per_actor
 
-    def submit(self, item: GoldenQuery) -> None:
-        i = min(range(len(self._actors)), key=self._load.__getitem__)
-        self._load[i] += 1
-        self._pending[self._actors[i].call.remote(item)] = i
+    def submit(self, items: list[GoldenQuery]) -> None:
+        for item in items:
+            i = min(range(len(self._actors)), key=self._load.__getitem__)
+            self._load[i] += 1
+            self._pending[self._actors[i].call.remote(item)] = i
+
+    def ready(self) -> list[QueryResult | BaseException]:
+        """Nothing: ``get`` returns each answer as it comes."""
+        return []
 
     def get(self, timeout: float | None = None) -> QueryResult | BaseException:
         """The next answer in completion order, or the exception its call raised (a Ray task

@@ -9,6 +9,7 @@ when the process exits.
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 from collections.abc import Callable
@@ -37,17 +38,31 @@ class Workers(Generic[T, R]):
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
                 self._results.put(exc)
 
-    def submit(self, item: T) -> None:
-        self._tasks.put(item)
+    def submit(self, items: list[T]) -> None:
+        for item in items:
+            self._tasks.put(item)
 
     def get(self, timeout: float | None = None) -> R | BaseException:
         """The next result; ``queue.Empty`` after ``timeout`` seconds."""
         return _next(self._results, timeout)
 
+    def ready(self) -> list[R | BaseException]:
+        """The results there already, without waiting."""
+        return _ready(self._results)
+
     def stop(self) -> None:
         """Idle threads end; a thread still in a call ends after it (or with the process)."""
         for _ in range(self._n):
             self._tasks.put(None)
+
+
+def _ready(results: queue.SimpleQueue[R | BaseException]) -> list[R | BaseException]:
+    out = []
+    while True:
+        try:
+            out.append(results.get_nowait())
+        except queue.Empty:
+            return out
 
 
 def _next(results: queue.SimpleQueue[R | BaseException], timeout: float | None) -> R | BaseException:
@@ -67,8 +82,12 @@ def _next(results: queue.SimpleQueue[R | BaseException], timeout: float | None) 
 class LoopWorkers(Generic[T, R]):
     """``Workers`` for coroutines: one event loop in a daemon thread runs ``fn(item)`` for each
     submitted item, at most ``n`` at once; ``get`` returns each result, or the exception the
-    coroutine raised, in completion order. ``stop`` cancels what is still running, awaits
-    ``closing()`` (e.g. an HTTP session's close) on the loop, and ends the thread."""
+    coroutine raised, in completion order. Items submitted beyond ``n`` wait in a backlog and
+    start on the loop as calls finish (``backlog = True``: the caller may submit ahead, so the
+    loop never waits for it); ``halt`` drops the backlog. ``stop`` cancels what is still running,
+    awaits ``closing()`` (e.g. an HTTP session's close) on the loop, and ends the thread."""
+
+    backlog = True
 
     def __init__(self, n: int, fn: Callable[[T], Any], closing: Callable[[], Any] | None = None,
                  name: str = "ragauge-loop") -> None:
@@ -79,29 +98,58 @@ class LoopWorkers(Generic[T, R]):
         self._fn = fn
         self._closing = closing
         self._loop = asyncio.new_event_loop()
-        self._limit = asyncio.Semaphore(n)
+        self._n = n
+        self._running = 0  # touched on the loop only
+        self._waiting: collections.deque[T] = collections.deque()
+        self._lock = threading.Lock()  # the backlog: filled and halted from the caller's thread
         self._tasks: set[Any] = set()
         threading.Thread(target=self._loop.run_forever, name=name, daemon=True).start()
 
     async def _run(self, item: T) -> None:
-        async with self._limit:
-            try:
-                self._results.put(await self._fn(item))
-            except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
-                self._results.put(exc)
+        try:
+            self._results.put(await self._fn(item))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
+            self._results.put(exc)
+        finally:
+            self._running -= 1
+            self._start()
 
-    def submit(self, item: T) -> None:
-        def start() -> None:
+    def _start(self) -> None:
+        """On the loop: start backlog items while fewer than ``n`` run."""
+        while self._running < self._n:
+            with self._lock:
+                if not self._waiting:
+                    return
+                item = self._waiting.popleft()
+            self._running += 1
             task = self._loop.create_task(self._run(item))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        self._loop.call_soon_threadsafe(start)
+
+    def submit(self, items: list[T]) -> None:
+        """Queue the items; one wake-up of the loop starts those that fit."""
+        with self._lock:
+            self._waiting.extend(items)
+        self._loop.call_soon_threadsafe(self._start)
+
+    def halt(self) -> int:
+        """Drop the items not started yet (none starts after this); returns how many."""
+        with self._lock:
+            dropped = len(self._waiting)
+            self._waiting.clear()
+        return dropped
 
     def get(self, timeout: float | None = None) -> R | BaseException:
         """The next result; ``queue.Empty`` after ``timeout`` seconds."""
         return _next(self._results, timeout)
 
+    def ready(self) -> list[R | BaseException]:
+        """The results there already, without waiting."""
+        return _ready(self._results)
+
     def stop(self) -> None:
+        self.halt()
+
         async def wind_down() -> None:
             for task in list(self._tasks):
                 task.cancel()
