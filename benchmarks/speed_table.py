@@ -16,7 +16,8 @@ Rows (``--rows``, comma-separated; default: all but dense):
   slow       ragauge run against a 50 ms retriever: 640 at concurrency 32, 3,200 and 6,400 at 64, vs
              the ideal (questions x 50 ms / concurrency), and the marginal ratio from 3,200 to 6,400
              (linear in the number of questions when it is near 1)
-  dense      dense: embedding of SciFact's 5,183 abstracts with an empty cache (minutes; one run)
+  dense      dense: embedding of SciFact's 5,183 abstracts with an empty cache (minutes; one run
+             per --dense-compute mode: float32, the default, or int8)
 
 Usage:
     python benchmarks/generate.py                      # once: writes benchmarks/data/
@@ -24,6 +25,7 @@ Usage:
     python benchmarks/speed_table.py --rows golden,http,slow --repeat 5
     python benchmarks/speed_table.py --ranx-python /path/to/venv-with-ranx/bin/python
     python benchmarks/speed_table.py --rows http,slow --base-src /tmp/base/src   # run rows, base beside yours
+    python benchmarks/speed_table.py --rows dense --dense-compute float32,int8
 """
 
 from __future__ import annotations
@@ -169,15 +171,16 @@ def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]],
     return out
 
 
-def dense(tmp: Path) -> Timed:
-    """SciFact's 300 questions through dense: with an empty cache: the 5,183 abstracts embedded,
-    then the questions; one run (minutes)."""
-    cache = tmp / "cache"
+def dense(tmp: Path, compute: str) -> Timed:
+    """SciFact's 300 questions through dense: with an empty cache: the 5,183 abstracts embedded
+    (MiniLM, ``compute`` float32 or int8), then the questions; one run (minutes)."""
+    cache = tmp / f"cache-{compute}"
     cache.mkdir()
-    cmd = [*ragauge_cmd(), "run", str(ROOT / "examples/scifact/golden.jsonl"), "--retriever",
-           f"dense:{ROOT / 'examples/scifact/corpus.jsonl.gz'}", "--concurrency", "1", "-o", str(tmp / "dense.jsonl")]
-    timed = Timed("dense")
-    progress("[dense] embedding SciFact (minutes)")
+    spec = f"dense:{ROOT / 'examples/scifact/corpus.jsonl.gz'}" + ("?compute=int8" if compute == "int8" else "")
+    cmd = [*ragauge_cmd(), "run", str(ROOT / "examples/scifact/golden.jsonl"), "--retriever", spec,
+           "--concurrency", "1", "-o", str(tmp / f"dense-{compute}.jsonl")]
+    timed = Timed(f"dense {compute}")
+    progress(f"[dense] embedding SciFact, compute={compute} (minutes)")
     timed.add(*run_process(cmd, tmp, "dense embedding", env={"RAGAUGE_CACHE": str(cache)}, timeout=3600)[:3])
     return timed
 
@@ -246,7 +249,7 @@ def run_rows(run_times: dict[tuple[str, str], Timed]) -> list[str]:
 
 
 def table(rows: set[str], evals: dict[tuple[str, str], Result], run_times: dict[tuple[str, str], Timed],
-          dense_time: Timed | None) -> list[str]:
+          dense_times: list[Timed]) -> list[str]:
     """The issue's table: what, ragauge, the peer(s) in the same run, the ratio, the target."""
     out = ["| what | ragauge (median wall, cpu, peak RSS) | peer, same run | ratio | target |",
            "|---|---|---|---:|---|"]
@@ -269,9 +272,9 @@ def table(rows: set[str], evals: dict[tuple[str, str], Result], run_times: dict[
         out.append(f"| `ragauge eval`, 500 x 20 golden-set scale | {cell(gev)} | pytrec_eval {cell(gpy)}{pure} | "
                    f"{ratio(gev.median / gpy.median)} pytrec_eval's time | ≤ pytrec_eval's time |")
     out += run_rows(run_times)
-    if dense_time is not None:
-        out.append(f"| `dense:` SciFact, 5,183 abstracts embedded + 300 questions, empty cache | {cell(dense_time)} "
-                   "| - | - | ≤ 120 s, all cores |")
+    for t in dense_times:
+        out.append(f"| `dense:` SciFact ({t.name.removeprefix('dense ')}), 5,183 abstracts embedded + 300 questions, "
+                   f"empty cache | {cell(t)} | - | - | ≤ 120 s, all cores |")
     if "memory" in rows and (te or ev):
         mine = ", ".join(f"{r.tool.removeprefix('ragauge ')} {r.peak_mb:.0f} MB" for r in (te, ev) if r)
         peers = ", ".join(f"{r.tool} {r.peak_mb:.0f} MB" for r in (py, rx) if r)
@@ -288,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranx-python", help="the Python that has ranx (default: this one); ranx is left out "
                                               "when neither has it")
     parser.add_argument("--json", type=Path, help="also write the measurements here (default: DATA/speed_table.json)")
+    parser.add_argument("--dense-compute", default="float32", choices=("float32", "int8", "float32,int8"),
+                        help="dense row: MiniLM's compute mode(s), each with an empty cache (default float32)")
     parser.add_argument("--base-src", type=Path, help="run rows only: also time the ragauge in this src folder "
                                                      "(e.g. an older checkout's src), interleaved, as the peer")
     args = parser.parse_args(argv)
@@ -313,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         facts["versions"].update(dict(zip(("ranx", "numba"), versions)))
     evals: dict[tuple[str, str], Result] = {}
     run_times: dict[tuple[str, str], Timed] = {}
-    dense_time = None
+    dense_times: list[Timed] = []
     with tempfile.TemporaryDirectory(prefix="ragauge-speed-") as tmpname:
         tmp = Path(tmpname)
         if "msmarco" in scales:
@@ -332,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
                 trees["base"] = str(args.base_src.resolve())
             run_times = runs(tmp, args.repeat_small, which, trees)
         if "dense" in rows:
-            dense_time = dense(tmp)
+            dense_times = [dense(tmp, c) for c in args.dense_compute.split(",")]
     facts["loadavg_at_end"] = load_average()
 
     if evals:
@@ -344,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{facts['bytecode']}; ranx: {facts['ranx_python']}")
     print(f"msmarco rows: median of {args.repeat}, golden and run rows: median of "
           f"{args.repeat_small} interleaved whole processes, each after one untimed run\n")
-    print("\n".join(table(rows, evals, run_times, dense_time)))
+    print("\n".join(table(rows, evals, run_times, dense_times)))
     out = args.json or args.data / "speed_table.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({
@@ -354,8 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": [{"tree": tree, "name": t.name, "walls_s": t.walls, "cpu_s": t.cpus, "peak_mb": t.peaks,
                   "server_cpu_s": t.server_cpus}
                  for (tree, _), t in run_times.items()]
-                + ([{"name": dense_time.name, "walls_s": dense_time.walls, "cpu_s": dense_time.cpus,
-                     "peak_mb": dense_time.peaks}] if dense_time else []),
+                + [{"name": t.name, "walls_s": t.walls, "cpu_s": t.cpus, "peak_mb": t.peaks} for t in dense_times],
     }, indent=2))
     print(f"\nwrote {out}")
     return 0
