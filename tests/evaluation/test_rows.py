@@ -5,7 +5,6 @@ which is written a batch of questions at a time and must not change by a byte.""
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.rows import QueryRows
 from ragauge.formats.runs import RunStream
 from ragauge.reports.json import json_parts, render_json
-from tests.evaluation.test_streaming import OPTION_SETS, golden_lines, jsonl_run, trec_run
+from tests.evaluation.test_streaming import OPTION_SETS, random_case
 
 
 def old_render_json(evaluation: Evaluation) -> str:
@@ -39,15 +38,7 @@ def old_render_json(evaluation: Evaluation) -> str:
 
 
 def evaluation(tmp: Path, seed: int, fmt: str, option: int, block: int | None = None) -> Evaluation:
-    rng = random.Random(seed)
-    ids = [f"q{i}" for i in range(rng.randint(1, 14))]
-    golden = tmp / "golden.jsonl"
-    golden.write_text("".join(json.dumps(line) + "\n" for line in golden_lines(rng, ids)))
-    run = tmp / f"run.{fmt}"
-    run.write_text(jsonl_run(rng, ids, chunks=False) if fmt == "jsonl" else trec_run(rng, ids, scatter=False))
-    options = OPTION_SETS[option]
-    if fmt == "trec" and "hit@30t" in str(options.get("metrics")):
-        options = {**options, "metrics": "hit@3,recall@3"}  # a TREC run has no hit lengths
+    golden, run, options = random_case(tmp, seed, fmt, option, scatter=False, most=14)
     source: Any = run if block is None else RunStream(run, block_bytes=block, block_hits=max(1, block // 40))
     return evaluate_run(golden, source, **options)
 

@@ -77,14 +77,12 @@ OPTION_SETS: list[dict[str, Any]] = [
 ]
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), fmt=st.sampled_from(["jsonl", "trec"]), scatter=st.booleans(),
-       block=st.sampled_from([1, 50, 400, 1 << 20]), option=st.sampled_from(range(len(OPTION_SETS))))
-def test_streamed_result_equals_whole(tmp_path_factory: pytest.TempPathFactory, seed: int, fmt: str, scatter: bool,
-                                      block: int, option: int) -> None:
+def random_case(tmp: Path, seed: int, fmt: str, option: int, *, scatter: bool,
+                most: int) -> tuple[Path, Path, dict[str, Any]]:
+    """A random golden set of 1 to ``most`` questions and a run of format ``fmt`` written to
+    ``tmp``, and the evaluation options ``OPTION_SETS[option]`` (token budgets left out of a TREC run)."""
     rng = random.Random(seed)
-    tmp = tmp_path_factory.mktemp("eval")
-    ids = [f"q{i}" for i in range(rng.randint(1, 12))]
+    ids = [f"q{i}" for i in range(rng.randint(1, most))]
     golden = tmp / "golden.jsonl"
     golden.write_text("".join(json.dumps(line) + "\n" for line in golden_lines(rng, ids)))
     run = tmp / f"run.{fmt}"
@@ -92,6 +90,15 @@ def test_streamed_result_equals_whole(tmp_path_factory: pytest.TempPathFactory, 
     options = OPTION_SETS[option]
     if fmt == "trec" and "hit@30t" in str(options.get("metrics")):
         options = {**options, "metrics": "hit@3,recall@3"}  # a TREC run has no hit lengths
+    return golden, run, options
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), fmt=st.sampled_from(["jsonl", "trec"]), scatter=st.booleans(),
+       block=st.sampled_from([1, 50, 400, 1 << 20]), option=st.sampled_from(range(len(OPTION_SETS))))
+def test_streamed_result_equals_whole(tmp_path_factory: pytest.TempPathFactory, seed: int, fmt: str, scatter: bool,
+                                      block: int, option: int) -> None:
+    golden, run, options = random_case(tmp_path_factory.mktemp("eval"), seed, fmt, option, scatter=scatter, most=12)
     whole = outcome(golden, read_run(run), **options)
     streamed = outcome(golden, RunStream(run, block_bytes=block, block_hits=max(1, block // 40)), **options)
     assert streamed == whole
