@@ -120,6 +120,8 @@ def test_saved_results_load_back_with_the_split_and_old_ones_without(tmp_path: P
     saved.write_text(render(ev, "json"), encoding="utf-8")
     back = ragauge.read_result(saved)
     assert back.by_source == ev.by_source and render(back, "text") == render(ev, "text")
+    assert render(back, "json") == render(ev, "json")  # a count stays a count: "n": 2, not 2.0
+    assert all(type(means["n"]) is int for means in back.by_source.values())
     old = json.loads(saved.read_text(encoding="utf-8"))
     del old["by_source"]
     saved.write_text(json.dumps(old), encoding="utf-8")
@@ -127,6 +129,10 @@ def test_saved_results_load_back_with_the_split_and_old_ones_without(tmp_path: P
     old["by_source"] = {"synthetic": {"n": 2, "hit@1": "1"}}
     saved.write_text(json.dumps(old), encoding="utf-8")
     with pytest.raises(ragauge.InputError, match="by_source.synthetic.hit@1"):
+        ragauge.read_result(saved)
+    old["by_source"] = {"synthetic": {"n": 1.5}}
+    saved.write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(ragauge.InputError, match="by_source.synthetic.n"):
         ragauge.read_result(saved)
     old["by_source"] = {"real\x1b[2J": {"n": 2}}
     saved.write_text(json.dumps(old), encoding="utf-8")

@@ -213,7 +213,7 @@ class Evaluation:
             for m in metrics:
                 if m in q:
                     _value(q[m], f"queries[{q.get('id')!r}].{m}")
-        by_source = {source: {m: _value(v, f"by_source.{source}.{m}", empty=True) for m, v in dict(means).items()}
+        by_source = {source: {m: _source_value(v, f"by_source.{source}.{m}", m) for m, v in dict(means).items()}
                      for source, means in dict(d.get("by_source") or {}).items()}  # absent before ragauge split them
         if not set(by_source) <= {"real", "synthetic"}:
             raise InputError(f"'by_source' holds 'real' and 'synthetic' only, got {sorted(map(str, by_source))}",
@@ -227,6 +227,16 @@ class Evaluation:
 
             result = classify_result(result)
         return result
+
+
+def _source_value(value: Any, what: str, key: str) -> float:
+    """A ``by_source`` entry read back: ``n`` a whole count of questions (an int, as written), any
+    other key a metric mean (:func:`_value`)."""
+    if key == "n":
+        from ragauge.core.numbers import WHOLE, check_number
+
+        return check_number(value, what, WHOLE)
+    return _value(value, what, empty=True)
 
 
 def _value(value: Any, what: str, empty: bool = False) -> float:
