@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import resource
 import tempfile
 import time
@@ -116,7 +117,7 @@ def bench_ray() -> dict[str, float] | None:
     run_retriever(golden, retriever, None, executor)
     threads = time.perf_counter() - start
     start = time.perf_counter()
-    ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=False)
+    ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=False)
     startup = time.perf_counter() - start
     start = time.perf_counter()
     run = run_retriever(golden, retriever, None, executor, ray=(url, options, RaySetup(workers=2)))

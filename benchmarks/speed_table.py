@@ -111,7 +111,7 @@ def evaluations(tools: list[str], scale: str, data: Path, tmp: Path, repeat: int
     return rows
 
 
-def start_server(sleep: float) -> tuple[str, mp.Process]:
+def start_server(sleep: float) -> tuple[str, mp.process.BaseProcess]:
     parent, child = mp.Pipe()
     proc = mp.get_context("fork").Process(target=serve, args=(child, sleep), daemon=True)
     proc.start()
