@@ -53,3 +53,52 @@ def test_jsonl_lines_keep_their_numbers_across_blocks(tmp_path: Path, monkeypatc
             got.append((number, obj))
     assert got == [(1, {"a": 1}), (3, {"a": 2}), (4, {"a": 3})]
     assert info.value.where == f"{path}:5"
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc/self/fd here")
+def test_a_name_of_a_descriptor_is_a_stream_even_when_it_is_a_regular_file(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` with ``> run.jsonl``: the name leads to a regular file, but writing it
+    atomically would swap a new file in for the name (the descriptor would never see it)."""
+    import os
+
+    from ragauge.core.files import atomic_write, is_stream
+
+    target = tmp_path / "redirected.jsonl"
+    with open(target, "w") as fh:
+        link = tmp_path / "outlink"
+        link.symlink_to(f"/proc/self/fd/{fh.fileno()}")
+        assert is_stream(link) and is_stream(Path(f"/proc/self/fd/{fh.fileno()}"))
+        assert is_stream(Path("/dev/stdout")) and is_stream(Path("/dev/fd/1"))
+        atomic_write(link, "written through the descriptor\n")
+        assert link.is_symlink() and os.readlink(link) == f"/proc/self/fd/{fh.fileno()}"
+    assert target.read_text() == "written through the descriptor\n"
+    regular = tmp_path / "plain.jsonl"
+    regular.write_text("x")
+    (tmp_path / "to-plain").symlink_to(regular)
+    assert not is_stream(regular) and not is_stream(tmp_path / "to-plain") and not is_stream(tmp_path / "new.jsonl")
+
+
+def test_an_appender_cuts_a_failed_write_back_to_whole_records(tmp_path: Path) -> None:
+    """A write that stores part of a record and then fails (a file size limit, in a child process
+    so the limit binds nothing else) leaves the file as it was before that write."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "records.jsonl"
+    code = (
+        "import resource, sys\n"
+        "from ragauge.core.files import Appender\n"
+        "from ragauge.errors import InputError\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))\n"
+        "with Appender(sys.argv[1], what='records') as out:\n"
+        "    out.write(b'a' * 59 + b'\\n')\n"
+        "    try:\n"
+        "        out.write(b'b' * 79 + b'\\n')\n"
+        "    except InputError as exc:\n"
+        "        print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")})
+    assert "cannot write records: File too large" in done.stdout, done.stderr
+    assert path.read_bytes() == b"a" * 59 + b"\n"

@@ -106,6 +106,77 @@ def is_device(path: Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
 
 
+_DESCRIPTOR_NAMES = ("/dev/stdin", "/dev/stdout", "/dev/stderr")
+
+
+def is_stream(path: Path) -> bool:
+    """True for what is written in place, never replaced or cut back: a device, a pipe or a socket,
+    or a name of an open file descriptor (``/dev/stdout``, ``/dev/fd/1``, ``/proc/self/fd/1``, or a
+    link to one) even when the descriptor is a regular file (``> run.jsonl``): a file put in
+    place of that name would not reach the descriptor, and the name would be lost."""
+    try:
+        if path.exists() and not path.is_file():
+            return True
+        hop = os.path.abspath(path)
+        for _ in range(40):  # a chain of links, as the kernel follows it
+            parts = hop.split("/")
+            if hop in _DESCRIPTOR_NAMES or hop.startswith("/dev/fd/") or (
+                    len(parts) == 5 and parts[1] == "proc" and parts[3] == "fd"):
+                return True
+            if not os.path.islink(hop):
+                return False
+            hop = os.path.abspath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+    except OSError:
+        return False
+    return False
+
+
+class Appender:
+    """``path`` open for appending whole records (bytes ending in a newline). Each ``write`` lands
+    whole, or fails (a full disk, a file size limit): then the part written is cut off again, so the
+    file still ends with a whole record, and InputError names the file. A stream
+    (:func:`is_stream`) is written the same way but cannot be cut back. ``sync`` flushes each
+    write to disk. Unbuffered: nothing is left in memory to be written again at close."""
+
+    def __init__(self, path: str | Path, *, what: str = "output", sync: bool = False) -> None:
+        self.path, self.what, self.sync = Path(path), what, sync
+        try:
+            stream = is_stream(self.path)
+            if not stream:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            size = os.fstat(self.fd)
+        except OSError as exc:
+            raise write_error(self.path, exc, what) from None
+        # where the next record starts: the length to cut back to (None: a stream, never cut)
+        self.end: int | None = None if stream or not stat.S_ISREG(size.st_mode) else size.st_size
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self.fd, view):]
+            if self.sync:
+                os.fsync(self.fd)
+        except OSError as exc:
+            if self.end is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self.fd, self.end)
+            raise write_error(self.path, exc, self.what) from None
+        if self.end is not None:
+            self.end += len(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 @contextlib.contextmanager
 def _direct_writer(path: Path, what: str, mode: str) -> Iterator[IO[Any]]:
     """Write straight into ``path``: a device or a pipe (``/dev/stdout``) cannot be replaced."""
@@ -124,7 +195,7 @@ def atomic_writer(path: str | Path, *, what: str = "output", mode: str = "w") ->
     path = Path(path)
     if path.is_dir():
         raise InputError(f"cannot write {what}: a folder is in the way", where=str(path), hint="name a file")
-    if path.exists() and not path.is_file():  # a device or a pipe: written in place, never replaced
+    if is_stream(path):  # a device, a pipe, /dev/stdout: written in place, never replaced
         with _direct_writer(path, what, mode) as fh:
             yield fh
         return
@@ -163,20 +234,6 @@ def atomic_write(path: str | Path, content: str | bytes, *, what: str = "output"
 
 def append_line(path: str | Path, line: str, *, what: str = "output") -> None:
     """Append one line (``line`` plus a newline) to ``path`` and flush it to disk; on failure the
-    partial line is cut off again and InputError is raised."""
-    path = Path(path)
-    data = (line + "\n").encode("utf-8")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as fh:
-            start = fh.tell()
-            try:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            except OSError:
-                with contextlib.suppress(OSError):
-                    fh.truncate(start)
-                raise
-    except OSError as exc:
-        raise write_error(path, exc, what) from None
+    partial line is cut off again and InputError is raised (:class:`Appender`)."""
+    with Appender(path, what=what, sync=True) as out:
+        out.write((line + "\n").encode("utf-8"))
