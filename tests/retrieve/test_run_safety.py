@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,7 +22,6 @@ from click.testing import CliRunner
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
 from ragauge.formats.runs import read_run
-from ragauge.retrieve import executor
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.executor import ExecutorOptions, RetrieverDown, run_retriever
 from ragauge.retrieve.registry import open_retriever
@@ -341,34 +341,158 @@ def test_a_full_disk_while_writing_the_header(tmp_path: Path, monkeypatch: pytes
     assert "Traceback" not in result.output and not out.exists() and not list(out.parent.iterdir())
 
 
-class _FillsUp:
-    """A binary file whose disk fills up after ``room`` bytes: a write stores what fits, then fails."""
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_full_disk_while_appending_answers_keeps_those_written(tmp_path: Path) -> None:
+    """A real limit on the file's size (``ulimit -f``): the write that crosses it stores part of a
+    line, then fails; that part is cut off again, so the run stays whole lines, and resumes."""
+    import resource
 
-    def __init__(self, fh: Any, room: int) -> None:
-        self.fh, self.room = fh, room
+    golden, out = _golden(tmp_path, 60), tmp_path / "r.jsonl"
+    mod = _module(tmp_path, "def search(query, n):\n    return ['d1', 'd2', 'd3']\n")
+    limit = 2000  # the header and some answers fit, not all 60
 
-    def write(self, data: bytes) -> int:
-        if len(data) > self.room:
-            self.fh.write(data[: self.room])
-            self.fh.flush()
-            self.room = 0
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        self.room -= len(data)
-        return int(self.fh.write(data))
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.fh, name)
-
-
-def test_a_full_disk_while_appending_answers_keeps_those_written(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    golden, out = _golden(tmp_path), tmp_path / "r.jsonl"
-    mod = _module(tmp_path, "def search(query, n):\n    return ['d1']\n")
-    real_open = open
-    monkeypatch.setattr(executor, "open", lambda path, mode: _FillsUp(real_open(path, mode), 100), raising=False)
-    result = _run(str(golden), "--retriever", f"python:{mod}:search", "--concurrency", "1", "-o", str(out))
-    assert result.exit_code == 2 and "cannot write run: No space left on device" in result.stderr, result.output
-    assert "Traceback" not in result.output
+    proc = subprocess.run([sys.executable, "-m", "ragauge", "run", str(golden), "--retriever", f"python:{mod}:search",
+                           "--concurrency", "1", "-o", str(out)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=limited, env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 2 and "cannot write run: File too large" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert out.read_bytes().endswith(b"\n") and out.stat().st_size < limit
     run = read_run(out)  # valid: whole lines only, the torn one cut off
-    assert 1 <= len(run.queries) < 4 and run.meta["retriever"].startswith("python:")
+    assert 1 <= len(run.queries) < 60 and run.meta["retriever"].startswith("python:")
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    again = _run(str(golden), "--retriever", f"python:{mod}:search", "-o", str(out), "--resume")
+    assert again.exit_code == 0 and len(read_run(out).queries) == 60, again.output
+
+
+# -- Ctrl-C wherever it lands ---------------------------------------------------------------------
+
+class _Interrupting(Fake):
+    """Answers at once, except call ``at``: it sends this process Ctrl-C, then holds its thread
+    for a moment, in which the main thread handles the signal. ``started`` and ``returned`` list
+    the questions in the order their calls started and returned."""
+
+    def __init__(self, at: int, hold: float = 0.2) -> None:
+        super().__init__()
+        self.at, self.hold = at, hold
+        self.started: list[str] = []
+        self.returned: list[str] = []
+
+    def _one(self, query: str) -> Any:
+        self.started.append(query)
+        if len(self.started) == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(self.hold)
+        got = Fake.search(self, query, 3)
+        self.returned.append(query)
+        return got
+
+    def search(self, query: str, n: int) -> Any:
+        return self._one(query)
+
+
+class _AsyncInterrupting(_Interrupting):
+    async def asearch(self, query: str, n: int) -> Any:
+        return self._one(query)
+
+
+MANY_Q = [f"question {i}" for i in range(300)]
+
+
+@pytest.mark.parametrize("kind", [_Interrupting, _AsyncInterrupting])
+def test_ctrl_c_keeps_every_answer_taken_and_counts_what_is_in_the_file(tmp_path: Path, kind: type) -> None:
+    """The first Ctrl-C is acted on between batches of answers, so no answer already back is
+    dropped, the message counts the lines in the file, and no call starts after it."""
+    from ragauge.data.golden import GoldenQuery, GoldenSet
+    from ragauge.retrieve.executor import RunInterrupted
+
+    golden = GoldenSet.from_queries([GoldenQuery(f"q{i}", q, {"d": 1}) for i, q in enumerate(MANY_Q)])
+    out = tmp_path / "r.jsonl"
+    retriever = kind(at=60)
+    with pytest.raises(RunInterrupted) as stopped:
+        run_retriever(golden, retriever, out, ExecutorOptions(concurrency=8, grace=5))
+    written = [json.loads(line)["id"] for line in out.read_text().splitlines()[1:]]
+    assert sorted(written) == sorted(f"q{MANY_Q.index(q)}" for q in retriever.returned)
+    assert len(written) == len(set(written)) == stopped.value.progress.done
+    assert f"after {len(written)} of 300 questions" in str(stopped.value)
+    assert "abandoned" not in str(stopped.value)  # every call in flight came back within the grace
+    # none starts once Ctrl-C is handled: only the calls handed out with the 60th (one round of 8)
+    assert len(retriever.started) <= 60 + 8
+
+
+def test_no_retry_starts_after_ctrl_c(tmp_path: Path) -> None:
+    """A call waiting to be retried when Ctrl-C comes is not retried: it counts as abandoned."""
+    import asyncio
+
+    from ragauge.data.golden import GoldenQuery, GoldenSet
+    from ragauge.retrieve.base import Retrieved, RetryableError
+    from ragauge.retrieve.executor import RunInterrupted
+
+    attempts: list[float] = []
+
+    class Flaky(Fake):
+        async def asearch(self, query: str, n: int) -> Any:
+            if query == "question 0":
+                attempts.append(time.monotonic())
+                if len(attempts) == 2:
+                    os.kill(os.getpid(), signal.SIGINT)
+                raise RetryableError("busy")
+            await asyncio.sleep(0.01)
+            return Retrieved(())
+
+    golden = GoldenSet.from_queries([GoldenQuery(f"q{i}", f"question {i}", {"d": 1}) for i in range(3)])
+    start = time.monotonic()
+    with pytest.raises(RunInterrupted, match=r"1 call\(s\) in flight abandoned"):
+        run_retriever(golden, Flaky(), tmp_path / "r.jsonl",
+                      ExecutorOptions(concurrency=2, retries=5, backoff=0.3, max_backoff=0.3, seed=1, grace=3))
+    assert len(attempts) == 2 and time.monotonic() - start < 2.5  # no third attempt, no wait for it
+
+
+def test_ctrl_c_while_a_pipe_is_full_leaves_whole_lines(tmp_path: Path) -> None:
+    """``ragauge run -o /dev/stdout | slow-reader``: a Ctrl-C while a write waits for the reader
+    lets that write finish; what follows is whole lines (the run can be read back)."""
+    mod = _module(tmp_path, "def search(query, n):\n    return [f'doc-{i:04d}-' + 'x' * 60 for i in range(400)]\n",
+                  "big.py")
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env.pop("CI", None)
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "ragauge", "run", str(_golden(tmp_path, 200)), "--retriever",
+                             f"python:{mod}:search", "--fetch", "400", "--concurrency", "4", "-o", "/dev/stdout"],
+                            env=env, stdout=write_end, stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    try:
+        time.sleep(3)  # the 64 KB pipe is full long before: the run waits in a write
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        with os.fdopen(read_end, "rb") as reader:
+            data = reader.read()
+        err = proc.stderr.read() if proc.stderr else ""
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    lines = data.decode().splitlines()
+    assert data.endswith(b"\n") and all(json.loads(line) for line in lines)
+    assert 1 < len(lines) < 201
+
+
+def test_a_hand_built_hit_with_an_id_that_is_not_a_string_is_refused(tmp_path: Path) -> None:
+    from ragauge.data.run import Hit
+    from ragauge.retrieve.base import Retrieved
+
+    class Odd(Fake):
+        def __init__(self, hit: Hit) -> None:
+            super().__init__()
+            self.hit = hit
+
+        def search(self, query: str, n: int) -> Any:
+            return Retrieved((self.hit,))
+
+    for hit, says in ((Hit(5), "document id of 5 (int"), (Hit(None, 7), "chunk id of 7"),  # type: ignore[arg-type]
+                      (Hit("d", score=True), "score of True")):
+        with pytest.raises(InputError, match=re.escape(says)):
+            run_retriever(GOLDEN, Odd(hit), tmp_path / "r.jsonl", ExecutorOptions())

@@ -3,10 +3,10 @@ resumable output, a clean stop on Ctrl-C."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import random
+import signal
 import sys
 import threading
 import time
@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge._version import __version__
-from ragauge.core.files import atomic_write, atomic_writer, write_error
+from ragauge.core.files import Appender, atomic_write, atomic_writer, is_stream
 from ragauge.core.jsonl import dumps
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
@@ -101,10 +101,15 @@ class RunInterrupted(RagaugeError):
         self.progress, self.abandoned, self.output, self.at_once = progress, abandoned, output, at_once
 
 
+class _Abandoned(Exception):  # noqa: N818 - not an error: a retry not made after Ctrl-C
+    """A call that would have been retried after the first Ctrl-C: it is not, and counts as abandoned."""
+
+
 def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
-          progress: Progress, lock: threading.Lock) -> QueryResult:
-    """One question, retried on transient failures. A failed call records no latency (its time
-    says nothing about the retriever's speed and must not enter p50/p95)."""
+          progress: Progress, lock: threading.Lock, halted: threading.Event) -> QueryResult:
+    """One question, retried on transient failures until ``halted`` (the first Ctrl-C). A failed
+    call records no latency (its time says nothing about the retriever's speed and must not enter
+    p50/p95)."""
     attempt = 0
     while True:
         start = time.perf_counter()
@@ -114,12 +119,13 @@ def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: rand
             outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
         if isinstance(outcome, QueryResult):
             return outcome
-        time.sleep(outcome)
+        if halted.wait(outcome):
+            raise _Abandoned(q.id)
         attempt += 1
 
 
 async def _acall(retriever: Any, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
-                 progress: Progress, lock: threading.Lock) -> QueryResult:
+                 progress: Progress, lock: threading.Lock, halted: threading.Event) -> QueryResult:
     """``_call`` for a retriever with ``asearch``, on the executor's event loop."""
     import asyncio
 
@@ -132,7 +138,11 @@ async def _acall(retriever: Any, q: GoldenQuery, opts: ExecutorOptions, rng: ran
             outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
         if isinstance(outcome, QueryResult):
             return outcome
-        await asyncio.sleep(outcome)
+        end = time.monotonic() + outcome
+        while not halted.is_set() and (left := end - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, 0.05))
+        if halted.is_set():
+            raise _Abandoned(q.id)
         attempt += 1
 
 
@@ -179,37 +189,38 @@ def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
     return [r for r in run.results() if r.error is None], dict(run.meta)
 
 
-class _Lines:
-    """The run file, open for appending a line per answer, flushed as soon as it is written. A failed
-    write (a full disk) cuts the partial lines off again and raises InputError: the file stays a
-    valid run. A pipe (``-o /dev/stdout``) is written the same way, without the cutting."""
+class _CtrlC:
+    """Ctrl-C during a run, while it runs in the main thread with Python's default handler: the
+    first one sets ``halted`` (no call starts, none is retried) and is raised by the main loop at
+    its next safe point (every answer taken from the workers written and counted), within 0.1 s;
+    a second one is raised at once. Elsewhere (another thread, a handler of the caller's) Ctrl-C
+    is left as it is."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self.fh: IO[bytes] = open(path, "ab")  # noqa: SIM115 - closed by close()
-            # where the next write starts (no tell() per write); None for a pipe
-            self.end = self.fh.seek(0, os.SEEK_END) if self.fh.seekable() else None
-        except OSError as exc:
-            raise write_error(path, exc, "run") from None
+    def __init__(self) -> None:
+        self.count = 0
+        self.halted = threading.Event()
+        self._before: Any = None
 
-    def write(self, results: list[QueryResult]) -> None:
-        """The answers' lines, in one write and one flush."""
-        data = "".join(map(run_line, results)).encode("utf-8")
-        try:
-            self.fh.write(data)
-            self.fh.flush()
-        except OSError as exc:
-            if self.end is not None:
-                with contextlib.suppress(OSError):
-                    self.fh.truncate(self.end)
-            raise write_error(self.path, exc, "run") from None
-        if self.end is not None:
-            self.end += len(data)
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.count += 1
+        self.halted.set()
+        if self.count > 1:
+            raise KeyboardInterrupt
 
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.fh.close()
+    def check(self) -> None:
+        """KeyboardInterrupt if Ctrl-C was pressed: called where nothing is held."""
+        if self.count:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._before = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
 
 
 def run_retriever(
@@ -258,19 +269,20 @@ def run_retriever(
     if not meta:
         meta = {**now, "ragauge_version": __version__, "concurrency": options.concurrency,
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    lines: _Lines | None = None
+    lines: Appender | None = None
     if output is not None:
         with atomic_writer(output, what="run") as fh:  # header + kept results, swapped in at once
             fh.write(run_line(meta))
             for r in done:
                 fh.write(run_line(r))
-        lines = _Lines(output)
+        lines = Appender(output, what="run")
     results = list(done)
     fresh: list[QueryResult] = []
 
     def record(answers: list[QueryResult]) -> None:
-        if lines is not None:
-            lines.write(answers)
+        """Write the answers' lines (one write), then count them."""
+        if lines is not None and answers:
+            lines.write("".join(map(run_line, answers)).encode("utf-8"))
         results.extend(answers)
         fresh.extend(answers)
         for result in answers:
@@ -281,6 +293,8 @@ def run_retriever(
 
     rng = random.Random(options.seed)
     lock = threading.Lock()
+    ctrl_c = _CtrlC()
+    halted = ctrl_c.halted
     workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers
     if ray is not None:
         from ragauge.retrieve.ray_workers import RayWorkers
@@ -289,60 +303,58 @@ def run_retriever(
         n_workers = workers.slots
     elif hasattr(retriever, "asearch"):  # many calls in flight on one event loop, not one thread each
         n_workers = options.concurrency
-        workers = LoopWorkers(n_workers, lambda q: _acall(retriever, q, options, rng, progress, lock),
-                              closing=getattr(retriever, "aclose", None))
+        workers = LoopWorkers(n_workers, lambda q: _acall(retriever, q, options, rng, progress, lock, halted),
+                              closing=getattr(retriever, "aclose", None), halted=halted)
     else:
         n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
-        workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock))
+        workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock, halted))
     queue_ = iter(todo)
     in_flight = 0
-    answers: list[QueryResult] = []  # taken from the workers, not yet recorded
+    gave_up = 0  # retries not made after Ctrl-C
     warm = False
     try:
-        try:
-            # a pool with a backlog gets a second round of questions ahead: a finished call starts
-            # the next one on the loop at once, without waiting for this thread to hand it over
-            starting = _take(queue_, 2 * n_workers if getattr(workers, "backlog", False) else n_workers)
-            workers.submit(starting)
-            in_flight += len(starting)
-            while in_flight:
-                items = [workers.get(), *workers.ready()]  # every answer there: one write, one wake-up
-                in_flight -= len(items)
-                stop: BaseException | None = None
-                for item in items:
-                    if isinstance(item, BaseException):
-                        stop = item
-                        break
-                    answers.append(item)
-                    if item.error is not None and options.on_error == "fail":
-                        stop = RunAborted(f"question {item.id!r} failed: {item.error}",
+        with ctrl_c:
+            try:
+                # a pool with a backlog gets a second round of questions ahead: a finished call starts
+                # the next one on the loop at once, without waiting for this thread to hand it over
+                starting = _take(queue_, 2 * n_workers if getattr(workers, "backlog", False) else n_workers)
+                in_flight += len(starting)
+                workers.submit(starting)
+                while in_flight:
+                    items = _wait(workers, ctrl_c)  # every answer there: one write, one wake-up
+                    in_flight -= len(items)
+                    answers = [item for item in items if isinstance(item, QueryResult)]
+                    gave_up += sum(isinstance(item, _Abandoned) for item in items)
+                    stop = next((item for item in items if isinstance(item, BaseException)
+                                 and not isinstance(item, _Abandoned)), None)
+                    failed = next((a for a in answers if a.error is not None), None)
+                    if stop is None and failed is not None and options.on_error == "fail":
+                        stop = RunAborted(f"question {failed.id!r} failed: {failed.error}",
                                           hint="fix the retriever, then continue with --resume")
-                        break
-                batch, answers = answers, []  # a Ctrl-C while recording loses these rather than doubles them
-                record(batch)
-                if stop is not None:
-                    raise stop
-                if not warm:  # the run's columns are Arrow arrays: import pyarrow while calls are in
-                    warm = True  # flight (the first answers are in, the loop is running) rather than after the last
-                    import pyarrow  # noqa: F401
-                more = _take(queue_, len(items))
-                if more:
-                    workers.submit(more)
-                    in_flight += len(more)
-        except KeyboardInterrupt:
-            if getattr(workers, "backlog", False):
-                in_flight -= workers.halt()  # type: ignore[union-attr]
-            if answers:
-                record(answers)
-            abandoned, at_once = _grace(workers, in_flight, options.grace, record)
-            raise RunInterrupted(progress, abandoned, output, at_once=at_once) from None
+                    record(answers)  # all of them, even past a failure: nothing answered is lost
+                    if stop is not None:
+                        raise stop
+                    ctrl_c.check()  # before more calls start
+                    if not warm:  # the run's columns are Arrow arrays: import pyarrow while calls are in
+                        warm = True  # flight (the first answers are in, the loop is running), not after the last
+                        import pyarrow  # noqa: F401
+                    more = _take(queue_, len(items))
+                    if more:
+                        in_flight += len(more)
+                        workers.submit(more)
+            except KeyboardInterrupt:
+                halted.set()
+                if getattr(workers, "backlog", False):
+                    in_flight -= workers.halt()  # type: ignore[union-attr]
+                abandoned, at_once = _grace(workers, in_flight, options.grace, record)
+                raise RunInterrupted(progress, abandoned + gave_up, output, at_once=at_once) from None
     finally:
         workers.stop()
         if lines is not None:
             lines.close()
     ended = {**meta, "ended": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "questions": len(results), "errors": progress.errors}
-    if output is not None and output.is_file():  # no sidecar beside a device or a pipe
+    if output is not None and not is_stream(output):  # no sidecar beside a device, a pipe, /dev/stdout
         atomic_write(output.with_name(output.name + ".meta.json"), dumps(ended, indent=2) + "\n", what="run metadata")
     order = {q.id: i for i, q in enumerate(golden)}
     results.sort(key=lambda r: order.get(r.id, len(order)))
@@ -357,6 +369,7 @@ def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery,
     """After the first Ctrl-C: record the answers of calls in flight that finish within ``grace``
     seconds. Returns how many calls were still running, and whether a second Ctrl-C cut it short."""
     deadline = time.monotonic() + grace
+    lost = 0
     try:
         while in_flight and (left := deadline - time.monotonic()) > 0:
             try:
@@ -366,9 +379,11 @@ def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery,
             in_flight -= 1
             if isinstance(item, QueryResult):
                 record([item])
+            else:  # a retry not made, or an error: no answer to keep
+                lost += 1
     except KeyboardInterrupt:
-        return in_flight, True
-    return in_flight, False
+        return in_flight + lost, True
+    return in_flight + lost, False
 
 
 def _check_not_all_failed(run: Run, results: list[QueryResult], fresh: list[QueryResult], output: Path | None) -> None:
@@ -382,6 +397,19 @@ def _check_not_all_failed(run: Run, results: list[QueryResult], fresh: list[Quer
         f"for question {first.id!r}: {first.error}",
         hint="check that the retriever is running and reachable (its URL or DSN, credentials, --timeout), "
              f"then run again{where}", run=run)
+
+
+def _wait(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,
+          ctrl_c: _CtrlC) -> list[QueryResult | BaseException]:
+    """The next answer and every one ready with it; KeyboardInterrupt (``ctrl_c.check``) only while
+    none is taken, so an answer taken is never dropped."""
+    while True:
+        ctrl_c.check()
+        try:
+            first = workers.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        return [first, *workers.ready()]
 
 
 def _take(it: Iterable[GoldenQuery], n: int) -> list[GoldenQuery]:

@@ -56,9 +56,10 @@ def _actor_class(ray: Any) -> Any:
             self.rng = random.Random(options.seed)
             self.progress = Progress()
             self.lock = threading.Lock()
+            self.halted = threading.Event()  # an actor's retries end with the driver's stop, not its Ctrl-C
 
         def call(self, q: GoldenQuery) -> QueryResult:
-            return _call(self.retriever, q, self.options, self.rng, self.progress, self.lock)
+            return _call(self.retriever, q, self.options, self.rng, self.progress, self.lock, self.halted)
 
         def close(self) -> None:
             self.retriever.close()

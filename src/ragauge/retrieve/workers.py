@@ -84,13 +84,14 @@ class LoopWorkers(Generic[T, R]):
     submitted item, at most ``n`` at once; ``get`` returns each result, or the exception the
     coroutine raised, in completion order. Items submitted beyond ``n`` wait in a backlog and
     start on the loop as calls finish (``backlog = True``: the caller may submit ahead, so the
-    loop never waits for it); ``halt`` drops the backlog. ``stop`` cancels what is still running,
+    loop never waits for it); ``halt`` drops the backlog, and once ``halted`` is set (from any thread,
+    at once: a signal handler may set it) none of it starts. ``stop`` cancels what is still running,
     awaits ``closing()`` (e.g. an HTTP session's close) on the loop, and ends the thread."""
 
     backlog = True
 
     def __init__(self, n: int, fn: Callable[[T], Any], closing: Callable[[], Any] | None = None,
-                 name: str = "ragauge-loop") -> None:
+                 name: str = "ragauge-loop", halted: threading.Event | None = None) -> None:
         import asyncio
 
         self._asyncio = asyncio
@@ -103,6 +104,7 @@ class LoopWorkers(Generic[T, R]):
         self._waiting: collections.deque[T] = collections.deque()
         self._lock = threading.Lock()  # the backlog: filled and halted from the caller's thread
         self._tasks: set[Any] = set()
+        self._halted = halted or threading.Event()
         threading.Thread(target=self._loop.run_forever, name=name, daemon=True).start()
 
     async def _run(self, item: T) -> None:
@@ -116,7 +118,7 @@ class LoopWorkers(Generic[T, R]):
 
     def _start(self) -> None:
         """On the loop: start backlog items while fewer than ``n`` run."""
-        while self._running < self._n:
+        while self._running < self._n and not self._halted.is_set():
             with self._lock:
                 if not self._waiting:
                     return
