@@ -107,11 +107,19 @@ def spec_number(options: Mapping[str, str], key: str, default: float, allowed: R
 
 
 def check_answer(got: Retrieved, question: str) -> None:
-    """InputError naming ``question`` when an adapter's answer holds a score that is not a finite
-    number (NaN, an infinity) or a cost that is not a finite number >= 0: such a value would rank
-    or total silently wrong downstream."""
+    """InputError naming ``question`` when an adapter's answer holds a hit whose document or chunk
+    id is not a string (a ``Hit`` built by hand: ``Hit(5)``), a score that is not a finite number
+    (NaN, an infinity, a boolean) or a cost that is not a finite number >= 0: such a value would
+    rank or total silently wrong downstream, or not be written at all."""
     for rank, hit in enumerate(got.hits, start=1):
-        if hit.score is not None and not (isinstance(hit.score, (int, float)) and math.isfinite(hit.score)):
+        for name, value in (("document id", hit.doc_id), ("chunk id", hit.chunk_id)):
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"the retriever returned a {name} of {value!r} ({type(value).__name__}, rank "
+                                 f"{rank}) for question {question!r}",
+                                 hint="ids are strings: build hits as Hit(str(doc_id)), or return dicts or ids, "
+                                      "which ragauge turns into strings")
+        if hit.score is not None and (isinstance(hit.score, bool) or not (
+                isinstance(hit.score, (int, float)) and math.isfinite(hit.score))):
             raise InputError(f"the retriever returned a score of {hit.score!r} (rank {rank}, document "
                              f"{hit.doc_id or hit.chunk_id!r}) for question {question!r}",
                              hint="scores must be finite numbers; leave the score out (None) when there is none")
