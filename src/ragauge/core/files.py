@@ -27,16 +27,17 @@ def read_input(path: str | Path, what: str) -> bytes:
     it should be) when it is missing, a folder, or unreadable."""
     path = Path(path)
     with _reading(path, what):
-        if is_device(path):  # /dev/zero, /dev/full: reading never ends
-            raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         data = path.read_bytes()
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 @contextlib.contextmanager
 def _reading(path: Path, what: str) -> Iterator[None]:
-    """Turn the OSError of reading ``path`` into the InputError a user can act on."""
+    """Refuse a device (``/dev/zero``: reading never ends), and turn the OSError of reading
+    ``path`` into the InputError a user can act on."""
     try:
+        if is_device(path):
+            raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         yield
     except FileNotFoundError:
         raise InputError(f"{what} file not found", where=str(path), hint="check the path") from None
@@ -57,8 +58,6 @@ def line_blocks(path: str | Path, what: str, block_bytes: int | None = None) -> 
     read once, as it flows. Memory holds about two blocks, whatever the file's size."""
     path = Path(path)
     with _reading(path, what):
-        if is_device(path):
-            raise InputError(f"expected a {what} file, found a device", where=str(path), hint="name a file")
         with open(path, "rb") as fh:
             line, first = 1, True
             while True:

@@ -269,10 +269,7 @@ def compact(value: Any) -> str:
             pass
         else:
             if b"0.0000" not in data and not _ONE_DIGIT_EXPONENT.search(data):
-                text = data.decode("utf-8")
-                if data.isascii() and b"\x7f" not in data:  # nothing to escape; far quicker than the search
-                    return text
-                return _UNSAFE.sub(_escape, text)
+                return safe(data.decode("utf-8"))
     return dumps(value, separators=(",", ":"))
 
 
