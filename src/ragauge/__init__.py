@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from ragauge.curation.validate import ValidationReport, validate_golden
     from ragauge.data.answers import Answers, AnswerVerdict
     from ragauge.data.golden import GoldenQuery, GoldenSet
+    from ragauge.data.hits import Hit, QueryResult
     from ragauge.data.pool import Pool
-    from ragauge.data.run import Hit, QueryResult, Run
+    from ragauge.data.run import Run
     from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.load import read_result
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     # data model
     "GoldenQuery": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden",
-    "Hit": "ragauge.data.run", "QueryResult": "ragauge.data.run", "Run": "ragauge.data.run",
+    "Hit": "ragauge.data.hits", "QueryResult": "ragauge.data.hits", "Run": "ragauge.data.run",
     # files
     "load_golden": "ragauge.formats.golden", "write_golden": "ragauge.formats.golden",
     "as_golden": "ragauge.formats.golden",

@@ -10,7 +10,8 @@ import ragauge
 from ragauge.cli.main import cli
 from ragauge.comparison import Comparison, compare
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "scifact"

@@ -67,7 +67,8 @@ def test_a_trec_run_is_ranked_as_trec_eval_ranks_it(tmp_path: Path) -> None:
 
 
 def test_questions_a_system_lacks_or_failed_on_are_noted_and_not_answered() -> None:
-    from ragauge.data.run import QueryResult, Run
+    from ragauge.data.hits import QueryResult
+    from ragauge.data.run import Run
 
     g = golden(("q1", {}), ("q2", {}), ("q3", {}))
     failing = Run.from_results([QueryResult("q1", ()), QueryResult("q2", (), error="timeout")], source="f.jsonl")

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragauge.core.numbers import check_number
-from ragauge.data.run import Hit, parse_hit
+from ragauge.data.hits import Hit, parse_hit
 from ragauge.errors import InputError
 
 SCORES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.booleans(), st.text(max_size=3),

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import cli
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, is_chunk_id, section_parent
 from ragauge.evaluation.evaluate import evaluate_run

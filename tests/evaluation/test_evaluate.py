@@ -6,7 +6,8 @@ import pytest
 
 import ragauge
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 
 GOLDEN = GoldenSet.from_queries([
     GoldenQuery("q1", "vpn cert", {"vpn": 1}, ("net",)),

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import ragauge
-from ragauge.data.run import QueryResult, Run
+from ragauge.data.hits import QueryResult
+from ragauge.data.run import Run
 from ragauge.evaluation.failures import crowding
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation

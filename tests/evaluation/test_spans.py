@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragauge.data.golden import GoldenSet, parse_golden_line
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run
 from ragauge.evaluation.spans import OUTSIDE, quote_places

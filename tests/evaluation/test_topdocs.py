@@ -35,7 +35,8 @@ def test_matches_a_plain_fold_of_each_ranking(run: dict[str, list[str]], depth: 
 
 
 def test_failed_questions_are_not_answered() -> None:
-    from ragauge.data.run import QueryResult, Run
+    from ragauge.data.hits import QueryResult
+    from ragauge.data.run import Run
 
     run = Run.from_results([QueryResult("q1", ()), QueryResult("q2", (), error="boom")])
     assert top_documents(run, ["q1", "q2", "q3"], 5).answered == frozenset({"q1"})

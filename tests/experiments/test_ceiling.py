@@ -36,7 +36,8 @@ def test_no_order_of_the_same_hits_beats_the_ceiling(docs: list[int], grades: di
 
 def test_with_span_labels_the_perfect_order_puts_the_chunk_that_holds_the_answer_first(tmp_path: Path) -> None:
     from ragauge.data.golden import GoldenSet, parse_golden_line
-    from ragauge.data.run import Hit, QueryResult, Run
+    from ragauge.data.hits import Hit, QueryResult
+    from ragauge.data.run import Run
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"_id": "kb", "text": "first part here. the answer is here. last part"}\n'

@@ -7,9 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragauge.core.jsonl import dumps
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.formats.runs import read_run, run_line, write_run_jsonl
+from ragauge.formats.run_lines import run_line
+from ragauge.formats.runs import read_run, write_run_jsonl
 
 
 def write(tmp_path: Path, text: str, name: str = "run.jsonl") -> Path:

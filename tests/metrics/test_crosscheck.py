@@ -44,7 +44,8 @@ from hypothesis import strategies as st
 from ir_measures import AP, RR, Judged, P, R, Rprec, Success, nDCG
 
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import Hit, QueryResult, Run
+from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run
 from ragauge.formats.trec import Qrels, TrecRun

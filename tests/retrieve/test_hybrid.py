@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve import hybrid
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions

@@ -481,7 +481,7 @@ def test_ctrl_c_while_a_pipe_is_full_leaves_whole_lines(tmp_path: Path) -> None:
 
 
 def test_a_hand_built_hit_with_an_id_that_is_not_a_string_is_refused(tmp_path: Path) -> None:
-    from ragauge.data.run import Hit
+    from ragauge.data.hits import Hit
     from ragauge.retrieve.base import Retrieved
 
     class Odd(Fake):

@@ -104,7 +104,7 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
     done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                    on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard,
                    ray=ray)
-    click.echo(f"wrote {len(done.run.queries)} questions to {output}", err=True)
+    click.echo(f"wrote {len(done.answered.results)} questions to {output}", err=True)
 
 
 @click.command("run merge")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ragauge.data.run import Hit, parse_extent
+from ragauge.data.hits import Hit, parse_extent
 from ragauge.errors import InputError
 
 _HINT = ("return doc-id strings, (doc_id, score) pairs, dicts with 'doc_id'/'chunk_id'/'score', or objects "

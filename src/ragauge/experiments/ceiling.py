@@ -14,7 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ragauge.data.golden import GoldenSet
-from ragauge.data.run import Hit, Run
+from ragauge.data.hits import Hit
+from ragauge.data.run import Run
 from ragauge.evaluation.spans import has_spans, holds_answer, resolve_spans
 from ragauge.formats.corpus import CorpusTexts, read_corpus_texts
 

@@ -19,7 +19,8 @@ from typing import Any
 from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
 from ragauge.data.golden import GoldenSet
-from ragauge.data.run import QueryResult, Run
+from ragauge.data.hits import QueryResult
+from ragauge.data.run import Run
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions

@@ -22,7 +22,7 @@ import numpy as np
 
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import POSITIVE, UNIT, WHOLE
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import (
     Retrieved,

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.corpus import (

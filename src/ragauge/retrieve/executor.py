@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,15 +22,16 @@ from ragauge.core.files import Appender, atomic_write, atomic_writer, is_stream
 from ragauge.core.jsonl import dumps
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import QueryResult, Run
+from ragauge.data.hits import QueryResult
 from ragauge.errors import InputError, RagaugeError
-from ragauge.formats.runs import read_run_jsonl, run_line
+from ragauge.formats.run_lines import jsonl_answers, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
 from ragauge.retrieve.resume import check_resumable, identity
 from ragauge.retrieve.workers import LoopWorkers, Workers
 
 if TYPE_CHECKING:
+    from ragauge.data.run import Run
     from ragauge.retrieve.ray_workers import RaySetup, RayWorkers
 
 ON_ERROR = ("zero", "skip", "fail")
@@ -72,6 +74,23 @@ class Progress:
     retried: int = 0
     resumed: int = 0
     on_result: Callable[[Progress], None] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Answered:
+    """What ``answer_all`` collected: every answer in the golden set's order, the run's ``_meta``
+    header and the file it was written to (None without one). ``run``, the columnar ``Run``
+    (numpy, pyarrow), is built on first use: ``ragauge run`` never needs it."""
+
+    results: tuple[QueryResult, ...]
+    meta: Mapping[str, Any]
+    source: str | None = None
+
+    @cached_property
+    def run(self) -> Run:
+        from ragauge.data.run import Run
+
+        return Run.from_results(self.results, meta=self.meta, source=self.source)
 
 
 class RunAborted(RagaugeError):
@@ -185,8 +204,8 @@ def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
         raw = raw[: raw.rfind(b"\n") + 1]
         with atomic_writer(path, what="run", mode="wb") as fh:
             fh.write(raw)
-    run = read_run_jsonl(path)
-    return [r for r in run.results() if r.error is None], dict(run.meta)
+    meta: dict[str, Any] = {}
+    return [r for r in jsonl_answers(path, meta) if r.error is None], meta
 
 
 class _CtrlC:
@@ -223,7 +242,7 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._before)
 
 
-def run_retriever(
+def answer_all(
     golden: GoldenSet,
     retriever: Retriever,
     output: Path | None,
@@ -233,8 +252,8 @@ def run_retriever(
     progress: Progress | None = None,
     shard: Mapping[str, Any] | None = None,
     ray: tuple[str, RetrieverOptions, RaySetup] | None = None,
-) -> Run:
-    """Call ``retriever`` for every golden question and return the run.
+) -> Answered:
+    """Call ``retriever`` for every golden question and return the answers.
 
     With ``output``, the header (``_meta``) is written atomically, then each finished question
     is appended and flushed at once, so an interrupted run leaves a valid file. ``resume`` keeps
@@ -311,7 +330,6 @@ def run_retriever(
     queue_ = iter(todo)
     in_flight = 0
     gave_up = 0  # retries not made after Ctrl-C
-    warm = False
     try:
         with ctrl_c:
             try:
@@ -335,9 +353,6 @@ def run_retriever(
                     if stop is not None:
                         raise stop
                     ctrl_c.check()  # before more calls start
-                    if not warm:  # the run's columns are Arrow arrays: import pyarrow while calls are in
-                        warm = True  # flight (the first answers are in, the loop is running), not after the last
-                        import pyarrow  # noqa: F401
                     more = _take(queue_, len(items))
                     if more:
                         in_flight += len(more)
@@ -358,9 +373,17 @@ def run_retriever(
         atomic_write(output.with_name(output.name + ".meta.json"), dumps(ended, indent=2) + "\n", what="run metadata")
     order = {q.id: i for i, q in enumerate(golden)}
     results.sort(key=lambda r: order.get(r.id, len(order)))
-    run = Run.from_results(results, meta=meta, source=str(output) if output else None)
-    _check_not_all_failed(run, results, fresh, output)
-    return run
+    answered = Answered(tuple(results), meta, str(output) if output else None)
+    _check_not_all_failed(answered, fresh, output)
+    return answered
+
+
+def run_retriever(golden: GoldenSet, retriever: Retriever, output: Path | None, options: ExecutorOptions, *,
+                  resume: bool = False, progress: Progress | None = None, shard: Mapping[str, Any] | None = None,
+                  ray: tuple[str, RetrieverOptions, RaySetup] | None = None) -> Run:
+    """``answer_all``'s answers as a ``Run``."""
+    return answer_all(golden, retriever, output, options, resume=resume, progress=progress, shard=shard,
+                      ray=ray).run
 
 
 def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,
@@ -386,9 +409,9 @@ def _grace(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery,
     return in_flight + lost, False
 
 
-def _check_not_all_failed(run: Run, results: list[QueryResult], fresh: list[QueryResult], output: Path | None) -> None:
+def _check_not_all_failed(answered: Answered, fresh: list[QueryResult], output: Path | None) -> None:
     """RetrieverDown when questions were asked and not one answer came back."""
-    if not fresh or any(r.error is None for r in results):
+    if not fresh or any(r.error is None for r in answered.results):
         return
     first = fresh[0]
     where = f"; every error is recorded in {output}" if output is not None else ""
@@ -396,7 +419,7 @@ def _check_not_all_failed(run: Run, results: list[QueryResult], fresh: list[Quer
         f"every call to the retriever failed ({len(fresh)} of {len(fresh)} questions); the first error, "
         f"for question {first.id!r}: {first.error}",
         hint="check that the retriever is running and reachable (its URL or DSN, credentials, --timeout), "
-             f"then run again{where}", run=run)
+             f"then run again{where}", run=answered.run)
 
 
 def _wait(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, UNIT, check_number
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import corpus_spec

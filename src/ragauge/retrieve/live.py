@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenSet
-from ragauge.data.run import Run
 from ragauge.data.shard import Shard, parse_shard
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.base import Retriever, RetrieverOptions
-from ragauge.retrieve.executor import ExecutorOptions, Progress
-from ragauge.retrieve.executor import run_retriever as execute
+from ragauge.retrieve.executor import Answered, ExecutorOptions, Progress, answer_all
 from ragauge.retrieve.ray_workers import RaySetup
 
 if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scores
+    from ragauge.data.run import Run
     from ragauge.evaluation.result import Evaluation
     from ragauge.metrics.judged import Unjudged
     from ragauge.metrics.spec import MetricSpec
@@ -27,13 +26,18 @@ if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scor
 
 @dataclass(frozen=True)
 class Retrieval:
-    """A finished run, the document ids the index holds (None when the adapter cannot list them)
-    and how many calls overran the timeout and were abandoned (``python:`` callables)."""
+    """A finished run's answers, the document ids the index holds (None when the adapter cannot
+    list them) and how many calls overran the timeout and were abandoned (``python:`` callables)."""
 
     golden: GoldenSet
-    run: Run
+    answered: Answered
     documents: set[str] | None
     abandoned: int = 0
+
+    @property
+    def run(self) -> Run:
+        """The answers as a ``Run``, built on first use."""
+        return self.answered.run
 
 
 def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool]:
@@ -92,14 +96,14 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
                          hint="e.g. bm25:corpus.jsonl, https://..., or python:package.module:function")
     adapter, opened = open_any(retriever, retriever_options)
     try:
-        run = execute(golden_set, adapter, Path(output) if output is not None else None, options, resume=resume,
-                      progress=progress, shard=described,
-                      ray=(retriever, retriever_options, ray) if ray is not None else None)
+        answered = answer_all(golden_set, adapter, Path(output) if output is not None else None, options,
+                              resume=resume, progress=progress, shard=described,
+                              ray=(retriever, retriever_options, ray) if ray is not None else None)
         documents = adapter.documents()
     finally:
         if opened:
             adapter.close()
-    return Retrieval(golden_set, run, documents, int(getattr(adapter, "abandoned", 0)))
+    return Retrieval(golden_set, answered, documents, int(getattr(adapter, "abandoned", 0)))
 
 
 def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,

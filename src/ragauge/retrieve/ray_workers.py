@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragauge.data.golden import GoldenQuery
-from ragauge.data.run import QueryResult
+from ragauge.data.hits import QueryResult
 from ragauge.errors import InputError, MissingExtra
 from ragauge.retrieve.base import RetrieverOptions
 

@@ -35,7 +35,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from ragauge.core.numbers import COUNT
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number, split_spec
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragauge.data.run import QueryResult, Run
+from ragauge.data.hits import QueryResult
+from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.formats.runs import read_run_jsonl, write_run_jsonl
 from ragauge.retrieve.resume import differences

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragauge.core.jsonl import loads
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError, RagaugeError
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError

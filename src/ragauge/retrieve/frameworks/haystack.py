@@ -21,7 +21,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.frameworks.common import (

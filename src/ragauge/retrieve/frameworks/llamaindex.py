@@ -19,7 +19,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.frameworks.common import (

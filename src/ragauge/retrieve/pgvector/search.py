@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragauge.core.hashing import content_hash
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.embedders import (

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, Passage

@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import COUNT, check_number
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.redact import redact, url_secrets
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions

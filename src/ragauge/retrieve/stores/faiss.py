@@ -32,7 +32,7 @@ import numpy as np
 
 from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_json, read_jsonl
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, where
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking, Passage

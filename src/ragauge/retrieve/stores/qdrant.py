@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, Passage
