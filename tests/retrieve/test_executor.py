@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from ragauge.cli.main import cli
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.data.run import Hit
+from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.formats.runs import read_run
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
@@ -128,6 +128,18 @@ def test_http_config_headers_from_environment_body_template_and_hits_path(monkey
         run_retriever(GOLDEN, retriever, out, ExecutorOptions(fetch=7))
         assert server["bodies"][0]["top_k"] == 7 and "q" in server["bodies"][0]
     assert "s3cret" not in out.read_text() and "s3cret" not in json.dumps(retriever.describe())
+
+
+def test_http_body_sends_a_question_holding_a_placeholder_as_written() -> None:
+    """The body template is filled in one pass: ``{k}`` or ``{query}`` inside a question is its text,
+    not a placeholder (a second replace used to turn "{k}" in the question into the number)."""
+    question = "what do {k} and {query} mean in a template?"
+    golden = GoldenSet.from_queries([GoldenQuery("q1", question, {"kb-vpn": 1}, ())])
+    config = {"http": {"body": {"q": "{query}", "n": "{k}", "note": "top {k} for {query}", "fixed": [1, "x"]}}}
+    with search_server() as server:
+        run_retriever(golden, open_retriever(server["url"], RetrieverOptions(config=config)), None,
+                      ExecutorOptions(fetch=3))
+        assert server["bodies"] == [{"q": question, "n": 3, "note": f"top 3 for {question}", "fixed": [1, "x"]}]
 
 
 def test_http_connection_refused_and_malformed() -> None:

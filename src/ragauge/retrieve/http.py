@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragauge.core.jsonl import loads
@@ -50,16 +50,27 @@ def _env(value: str, spec: str, found: list[str]) -> str:
     return _VAR.sub(sub, value)
 
 
-def _fill(template: Any, query: str, k: int) -> Any:
+_PLACEHOLDER = re.compile(r"\{query\}|\{k\}")
+
+
+def compile_body(template: Any) -> Callable[[str, int], Any]:
+    """The body template as a function ``(query, k) -> body``, walked once (each call then only fills
+    it in). A string that is exactly ``"{k}"`` becomes the number k; in any other string ``{query}``
+    and ``{k}`` are replaced in one pass, so a question that itself holds ``{k}`` or ``{query}`` is
+    sent as written. Mappings and lists are rebuilt for every call; other values are sent as they are."""
     if isinstance(template, str):
         if template == "{k}":
-            return k
-        return template.replace("{query}", query).replace("{k}", str(k))
+            return lambda query, k: k
+        if not _PLACEHOLDER.search(template):
+            return lambda query, k: template
+        return lambda query, k: _PLACEHOLDER.sub(lambda m: query if m.group() == "{query}" else str(k), template)
     if isinstance(template, Mapping):
-        return {key: _fill(v, query, k) for key, v in template.items()}
+        items = [(key, compile_body(value)) for key, value in template.items()]
+        return lambda query, k: {key: fill(query, k) for key, fill in items}
     if isinstance(template, list):
-        return [_fill(v, query, k) for v in template]
-    return template
+        fills = [compile_body(value) for value in template]
+        return lambda query, k: [fill(query, k) for fill in fills]
+    return lambda query, k: template
 
 
 def _dig(data: Any, path: str, spec: str) -> Any:
@@ -83,6 +94,7 @@ class HttpRetriever(RetrieverBase):
         self.method = cfg.get("method", "POST").upper()
         self.header_templates = dict(cfg.get("headers", {}))
         self.body = cfg.get("body", {"query": "{query}", "k": "{k}"})
+        self._fill = compile_body(self.body)
         self.hits_path = cfg.get("hits_path", "")
         self._client: Any = None  # httpx, opened by the first search (the executor uses asearch only)
         self._client_lock = threading.Lock()
@@ -105,7 +117,7 @@ class HttpRetriever(RetrieverBase):
         import httpx
 
         headers, secrets = self._headers()
-        payload = _fill(self.body, query, n)
+        payload = self._fill(query, n)
         with self._client_lock:
             if self._client is None:
                 self._client = httpx.Client(timeout=self.options.timeout, limits=httpx.Limits(
@@ -133,7 +145,7 @@ class HttpRetriever(RetrieverBase):
         import aiohttp
 
         headers, secrets = self._headers()
-        payload = _fill(self.body, query, n)
+        payload = self._fill(query, n)
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.options.timeout),
