@@ -33,6 +33,10 @@ def test_batch_commands_tune_the_process(monkeypatch: pytest.MonkeyPatch) -> Non
         CliRunner().invoke(cli, ["golden", "--help"])
         assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ  # not an evaluation command
         assert gc.get_threshold()[0] == 700
+        CliRunner().invoke(cli, ["run", "--help"])  # run keeps every answer: the collector's setting alone
+        assert "NUMPY_MADVISE_HUGEPAGE" not in os.environ
+        assert gc.get_threshold() == (GC_OBJECTS, *before[1:])
+        gc.set_threshold(700, *before[1:])
         result = CliRunner().invoke(cli, ["trec-eval", str(DATA / "trec_eval" / "qrels.test"),
                                           str(DATA / "trec_eval" / "results.test"), "-m", "map"])
         assert result.exit_code == 0, result.output

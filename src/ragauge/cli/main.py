@@ -10,13 +10,14 @@ from importlib import import_module
 import click
 
 from ragauge._version import __version__
-from ragauge.cli.process import tune_for_batch
+from ragauge.cli.process import tune_collector, tune_for_batch
 from ragauge.errors import RagaugeError
 
 # name -> (module, attribute): a command's module is imported only when that command runs
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
 # Commands in BATCH evaluate stored data in one pass and get tune_for_batch(); commands that
-# keep a retriever or an embedding model busy for a long time (run, index, golden) do not.
+# keep a retriever or an embedding model busy for a long time (run, index, golden) do not, but run
+# gets its collector setting (tune_collector): it keeps every answer it records.
 BATCH = frozenset({"attribute", "baseline", "compare", "eval", "gate", "history", "power", "report", "trec-eval"})
 COMMANDS = {
     "attribute": ("ragauge.cli.attribute", "attribute_command"),
@@ -55,6 +56,8 @@ class RagaugeGroup(click.Group):
                         args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         if args and args[0] in BATCH:
             tune_for_batch()  # before the command's module is imported: it may import numpy
+        elif args[:1] == ["run"]:
+            tune_collector()  # not the memory settings: a run may keep an embedding model busy for hours
         if args[:2] == ["run", "merge"]:  # 'run' takes a GOLDEN argument, so it cannot be a group
             command: click.Command = import_module("ragauge.cli.run").merge_command
             return "run merge", command, args[2:]
