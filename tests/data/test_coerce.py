@@ -25,7 +25,8 @@ def _coerced(item: Any) -> Any:
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.dictionaries(_keys, _values, max_size=5) | st.fixed_dictionaries(
-    {"doc_id": _values}, optional={"score": _values, "chunk_id": _values, "id": _values, "text": _values}), max_size=4))
+    {"doc_id": _values}, optional={"score": _values, "chunk_id": _values, "id": _values, "text": _values})
+    | st.fixed_dictionaries({"doc_id": st.text(max_size=4), "score": st.floats()}), max_size=4))
 def test_json_objects_take_the_short_path_to_the_same_hits(items: list[dict[str, Any]]) -> None:
     """coerce_hits reads decoded JSON objects in fewer steps (an HTTP retriever's answers): the
     hits, and the errors, are coerce_hit's for each item."""
@@ -36,6 +37,7 @@ def test_json_objects_take_the_short_path_to_the_same_hits(items: list[dict[str,
         assert (type(exc), str(exc)) == next(e for e in expected if isinstance(e, tuple))
         return
     assert got == expected
+    assert [repr(h) for h in got] == [repr(h) for h in expected]  # made by scored_hit or not, the same Hit
 
 
 def test_an_explicit_id_key_of_none_is_not_read_from_id() -> None:
