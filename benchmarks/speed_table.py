@@ -16,6 +16,8 @@ Rows (``--rows``, comma-separated; default: all but dense):
   slow       ragauge run against a 50 ms retriever: 640 at concurrency 32, 3,200 and 6,400 at 64, vs
              the ideal (questions x 50 ms / concurrency), and the marginal ratio from 3,200 to 6,400
              (linear in the number of questions when it is near 1)
+             (http and slow: each beside bare_client.py, a bare aiohttp client asking the same server
+             the same questions, the floor the server and the machine leave)
   dense      dense: embedding of SciFact's 5,183 abstracts with an empty cache (minutes; one run
              per --dense-compute mode: float32, the default, or int8)
 
@@ -48,6 +50,8 @@ from bench_executor import serve
 
 ROOT = HERE.parent
 ROWS = ("trec-eval", "eval", "memory", "golden", "http", "slow", "dense")
+BARE = "bare_client.py"
+"""The run rows' peer in ``runs``' trees: benchmarks/bare_client.py, a bare aiohttp client."""
 DEFAULT_ROWS = tuple(r for r in ROWS if r != "dense")
 SLOW = 0.050
 RUNS = {  # name: (questions, concurrency, retriever sleep s)
@@ -136,7 +140,7 @@ def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]],
     """``ragauge run`` against loopback retrievers (asyncio servers in their own processes, whose
     CPU is measured too: the rows measure ragauge's client), each configuration once untimed,
     then interleaved; with several ``trees`` (label: the src folder on PYTHONPATH, None for this
-    interpreter's ragauge) each configuration runs with each tree in turn."""
+    interpreter's ragauge, ``BARE`` for bare_client.py) each configuration runs with each in turn."""
     servers = {sleep: start_server(sleep) for sleep in {s for _, _, s in which.values()}}
     out = {(tree, name): Timed(name) for tree in trees for name in which}
     try:
@@ -145,12 +149,14 @@ def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]],
             golden = golden_file(tmp / f"golden-{n}.jsonl", n)
             target = tmp / "run.jsonl"
             target.unlink(missing_ok=True)
-            cmd = [*ragauge_cmd(), "run", str(golden), "--retriever", servers[sleep][0], "--concurrency",
-                   str(concurrency), "-o", str(target)]
             src = trees[tree]
+            cmd = ([sys.executable, str(HERE / "bare_client.py"), servers[sleep][0], str(golden), str(concurrency),
+                    str(target)] if src == BARE else
+                   [*ragauge_cmd(), "run", str(golden), "--retriever", servers[sleep][0], "--concurrency",
+                    str(concurrency), "-o", str(target)])
             before = process_cpu(servers[sleep][1].pid)  # type: ignore[arg-type]
-            wall, peak, cpu, _ = run_process(cmd, tmp, f"ragauge run ({name})",
-                                             env={"PYTHONPATH": src} if src else None)
+            wall, peak, cpu, _ = run_process(cmd, tmp, f"{tree} ({name})",
+                                             env={"PYTHONPATH": src} if src and src != BARE else None)
             served = process_cpu(servers[sleep][1].pid) - before  # type: ignore[arg-type]
             lines = sum(1 for line in open(target) if '"hits"' in line)
             if lines != n:
@@ -209,13 +215,13 @@ def run_rows(run_times: dict[tuple[str, str], Timed]) -> list[str]:
     """The executor's rows: each configuration whole process (start-up included), then what the
     pairs of sizes say: the steady-state (marginal) rate and client CPU per call between 640 and
     6,400 questions, and the marginal ratio to the ideal from 3,200 to 6,400 at 50 ms. With a
-    base tree, its figures stand in the peer column."""
+    base tree, its figures stand in the peer column beside the bare aiohttp client's (bare_client.py)."""
     out = []
     trees = list(dict.fromkeys(tree for tree, _ in run_times))
-    peer = next((t for t in trees if t != "ragauge"), None)
+    peers = [t for t in trees if t != "ragauge"]
 
     def both(fn: Callable[[str], str]) -> tuple[str, str]:
-        return fn("ragauge"), f"{peer}: {fn(peer)}" if peer else "-"
+        return fn("ragauge"), "; ".join(f"{peer}: {fn(peer)}" for peer in peers) or "-"
 
     for name in dict.fromkeys(name for _, name in run_times):
         n, concurrency, sleep = RUNS[name]
@@ -331,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             evals.update({(r.tool, r.scale): r for r in done})
         which = {name: spec for name, spec in RUNS.items() if ("slow" if spec[2] else "http") in rows}
         if which:
-            trees: dict[str, str | None] = {"ragauge": None}
+            trees: dict[str, str | None] = {"ragauge": None, "bare aiohttp": BARE}
             if args.base_src:
                 run_ok([sys.executable, "-m", "compileall", "-q", str(args.base_src)])
                 trees["base"] = str(args.base_src.resolve())
