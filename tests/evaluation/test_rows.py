@@ -59,6 +59,8 @@ def test_rows_read_as_the_saved_rows(tmp_path_factory: pytest.TempPathFactory, s
     assert isinstance(saved.queries, tuple)
     made = list(rows)
     assert made == list(saved.queries) and rows == saved.queries and saved.queries == rows
+    # the report's rows, made from the columns: each row's to_dict, keys in the same order
+    assert [json.dumps(d) for d in rows.dicts()] == [json.dumps(q.to_dict()) for q in made]
     assert [rows[i] for i in range(len(rows))] == made
     assert [rows[-i] for i in range(1, len(rows) + 1)] == made[::-1]
     assert tuple(rows[1::2]) == tuple(made[1::2])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -181,6 +181,15 @@ class Evaluation:
             return values
         return values[np.fromiter((self.positions[i] for i in ids), dtype=np.int64, count=len(ids))]
 
+    def query_dicts(self) -> Iterator[dict[str, Any]]:
+        """``to_dict()`` of each row of ``queries``, in order (for rows held column-wise, made from
+        the columns: ``QueryRows.dicts``)."""
+        from ragauge.evaluation.rows import QueryRows
+
+        if isinstance(self.queries, QueryRows):
+            return self.queries.dicts()
+        return map(QueryScore.to_dict, self.queries)
+
     def to_dict(self, *, rows: bool = True) -> dict[str, Any]:
         """The versioned dict; with ``rows=False`` its ``"queries"`` is None (a writer that streams
         the rows one at a time, as ``reports.json`` does, fills it in)."""
@@ -189,7 +198,7 @@ class Evaluation:
             "metrics": list(self.metrics),
             "summary": self.summary,
             "by_tag": self.by_tag,
-            "queries": [q.to_dict() for q in self.queries] if rows else None,
+            "queries": list(self.query_dicts()) if rows else None,
             "no_answer": self.no_answer,
             "warnings": list(self.warnings),
             "meta": self.meta,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
+from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.result import QueryScore, Returned
 
 if TYPE_CHECKING:
@@ -122,9 +123,58 @@ class QueryRows(Sequence[QueryScore]):
 
     def rows(self, numbers: np.ndarray) -> list[QueryScore]:
         """The rows ``numbers`` (row numbers, any order), made from the columns."""
+        out = []
+        for i, item, values, first, counts, status, shown, scores in self._batch(numbers):
+            grades = self._grades(item)
+            top = tuple(map(_returned, zip(shown, range(1, len(shown) + 1), map(grades.get, shown), scores)))
+            qid = item.id
+            out.append(QueryScore(
+                qid, item.query, item.tags, values, dict(item.relevant), first, top, *counts, status,
+                self.errors.get(qid), self.latency.get(qid), self.cost.get(qid), dict(item.extra),
+                self.failures.get(i)))
+        return out
+
+    def dicts(self) -> Iterator[dict[str, Any]]:
+        """``QueryScore.to_dict()`` of every row, in order, made from the columns without the row
+        objects: what a JSON report writes (twice as quick; a test holds the two equal)."""
+        for start in range(0, len(self), BATCH):
+            for i, item, values, first, counts, status, shown, scores in self._batch(
+                    np.arange(start, min(start + BATCH, len(self)))):
+                grades = self._grades(item)
+                top = []
+                for rank, (doc, score) in enumerate(zip(shown, scores), start=1):
+                    grade = grades.get(doc)
+                    returned = {"doc_id": doc, "rank": rank, "relevant": is_relevant(grade)}
+                    if grade is not None:
+                        returned["grade"] = grade
+                    if score is not None:
+                        returned["score"] = score
+                    top.append(returned)
+                qid = item.id
+                row = {"id": qid, "query": item.query, "tags": list(item.tags), **values,
+                       "first_relevant_rank": first, "relevant": dict(item.relevant), "top": top,
+                       "n_hits": counts[0], "n_unique": counts[1], "folded": counts[2], "status": status}
+                for key, column in (("error", self.errors), ("latency_ms", self.latency), ("cost", self.cost)):
+                    if (value := column.get(qid)) is not None:
+                        row[key] = value
+                if item.extra:
+                    row["extra"] = dict(item.extra)
+                if (failure := self.failures.get(i)) is not None:
+                    row["failure"] = failure.to_dict()
+                yield row
+
+    def _grades(self, item: GoldenQuery) -> dict[str, float]:
+        """A shown document's grade: the question's label, 0 for a chunk outside a labelled span."""
+        return {doc: float(g) for doc, g in item.relevant.items()} | {o: 0.0 for o in self.judged_out.get(item.id, ())}
+
+    def _batch(self, numbers: np.ndarray) -> Iterator[tuple[int, GoldenQuery, dict[str, float], int | None,
+                                                            tuple[int, int, int], str, list[str], list[float | None]]]:
+        """Rows ``numbers`` as Python values read from the columns a batch at once: row number,
+        question, metric values, first relevant rank (None: none), (hits, unique, folded), status,
+        and the shown documents with their scores (None: no score)."""
         numbers = np.asarray(numbers, dtype=np.int64)
         if not len(numbers):
-            return []
+            return
         at = self.at[numbers]
         starts, lengths = self.offsets[at], self.offsets[at + 1] - self.offsets[at]
         taken = ragged_arange(starts, lengths)  # every shown position, row after row
@@ -134,20 +184,10 @@ class QueryRows(Sequence[QueryScore]):
         columns = [(name, column[numbers].tolist()) for name, column in self.values.items()]
         first, n_hits, n_unique, folded, status = (c[numbers].tolist() for c in (
             self.first, self.n_hits, self.n_unique, self.folded, self.status))
-        out = []
         for j, i in enumerate(numbers.tolist()):
-            item = self.questions[i]
             a, b = bounds[j], bounds[j + 1]
-            grades = {doc: float(g) for doc, g in item.relevant.items()} | {
-                o: 0.0 for o in self.judged_out.get(item.id, ())}
-            shown = docs[a:b]
-            top = tuple(map(_returned, zip(shown, range(1, b - a + 1), map(grades.get, shown), scores[a:b])))
-            qid = item.id
-            out.append(QueryScore(
-                qid, item.query, item.tags, {n: v[j] for n, v in columns}, dict(item.relevant), first[j] or None, top,
-                n_hits[j], n_unique[j], folded[j], STATUSES[status[j]], self.errors.get(qid), self.latency.get(qid),
-                self.cost.get(qid), dict(item.extra), self.failures.get(i)))
-        return out
+            yield (i, self.questions[i], {n: v[j] for n, v in columns}, first[j] or None,
+                   (n_hits[j], n_unique[j], folded[j]), STATUSES[status[j]], docs[a:b], scores[a:b])
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ def json_parts(evaluation: Evaluation, batch: int = BATCH) -> Iterator[str]:
         if key == "queries" and evaluation.queries:
             lead = f"{sep}  {compact(key)}: [\n    "
             lines: list[str] = []
-            for row in evaluation.queries:
-                lines.append(compact(row.to_dict()))
+            for row in evaluation.query_dicts():
+                lines.append(compact(row))
                 if len(lines) == batch:
                     yield lead + ",\n    ".join(lines)
                     lead, lines = ",\n    ", []
