@@ -160,3 +160,6 @@ def test_a_run_against_an_http_retriever_imports_no_columnar_stack(tmp_path: Pat
     assert code in ("0", "None")
     assert imported == ["aiohttp"]  # it did call the retriever, and loaded neither
     assert len(out.read_text().splitlines()) == 3  # the header and both answers
+    code, imported = _imported(["run", str(golden), "--retriever", "http://127.0.0.1:9/search", "--retries", "0",
+                                "-o", str(tmp_path / "down.jsonl")], ("numpy", "pyarrow", "aiohttp"))
+    assert code == "2" and imported == ["aiohttp"]  # every call failed: the message, and still no Run built

@@ -31,7 +31,7 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False, shard: str | None = None, ray: Any = None) -> Any:
+            resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
     """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
     abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
     from ragauge.config import retriever_config
@@ -43,7 +43,8 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     try:
         done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                             retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                            config=retriever_config(config_path), progress=progress, shard=shard, ray=ray)
+                            config=retriever_config(config_path), progress=progress, shard=shard, ray=ray,
+                            prepare_run=prepare_run)
     except RunInterrupted as stop:
         click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
@@ -103,7 +104,7 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
     ray = RaySetup(address, ray_workers) if executor == "ray" else None
     done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                    on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard,
-                   ray=ray)
+                   ray=ray, prepare_run=False)
     click.echo(f"wrote {len(done.answered.results)} questions to {output}", err=True)
 
 

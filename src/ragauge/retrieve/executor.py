@@ -82,8 +82,8 @@ class Answered:
     header and the file it was written to (None without one). ``run``, the columnar ``Run``
     (numpy, pyarrow), is built on first use: ``ragauge run`` never needs it."""
 
-    results: tuple[QueryResult, ...]
-    meta: Mapping[str, Any]
+    results: tuple[QueryResult, ...] = field(repr=False)
+    meta: Mapping[str, Any] = field(repr=False)
     source: str | None = None
 
     @cached_property
@@ -98,11 +98,16 @@ class RunAborted(RagaugeError):
 
 
 class RetrieverDown(InputError):
-    """Every call failed: the retriever is down or misconfigured; ``run`` holds the errors."""
+    """Every call failed: the retriever is down or misconfigured; ``run`` holds the errors (built
+    when read: ``ragauge run`` prints the message and never needs it)."""
 
-    def __init__(self, message: str, *, hint: str, run: Run) -> None:
+    def __init__(self, message: str, *, hint: str, answered: Answered) -> None:
         super().__init__(message, hint=hint)
-        self.run = run
+        self.answered = answered
+
+    @property
+    def run(self) -> Run:
+        return self.answered.run
 
 
 class RunInterrupted(RagaugeError):
@@ -252,6 +257,7 @@ def answer_all(
     progress: Progress | None = None,
     shard: Mapping[str, Any] | None = None,
     ray: tuple[str, RetrieverOptions, RaySetup] | None = None,
+    prepare_run: bool = True,
 ) -> Answered:
     """Call ``retriever`` for every golden question and return the answers.
 
@@ -265,7 +271,9 @@ def answer_all(
     ``shard`` (``data.shard.Shard.describe``) says that ``golden`` is one shard of a larger set;
     it is recorded in ``_meta`` and is part of what ``resume`` must match. ``ray`` (the spec, its
     options and the Ray setup) answers the questions on Ray actors instead of local threads
-    (``ray_workers``); everything else stays here.
+    (``ray_workers``); everything else stays here. With ``prepare_run`` (the caller will read
+    ``Answered.run``) numpy and pyarrow are imported while the first calls are in flight, not after
+    the last; ``ragauge run``, which never builds the Run, passes False.
 
     Raises RetrieverDown (after writing the file) when every question failed, RunInterrupted on
     Ctrl-C (after waiting ``options.grace`` seconds for calls in flight; a second Ctrl-C stops at
@@ -353,6 +361,9 @@ def answer_all(
                     if stop is not None:
                         raise stop
                     ctrl_c.check()  # before more calls start
+                    if prepare_run:  # the first answers are in and the loop is running: import now
+                        prepare_run = False
+                        import pyarrow  # noqa: F401
                     more = _take(queue_, len(items))
                     if more:
                         in_flight += len(more)
@@ -419,7 +430,7 @@ def _check_not_all_failed(answered: Answered, fresh: list[QueryResult], output: 
         f"every call to the retriever failed ({len(fresh)} of {len(fresh)} questions); the first error, "
         f"for question {first.id!r}: {first.error}",
         hint="check that the retriever is running and reachable (its URL or DSN, credentials, --timeout), "
-             f"then run again{where}", run=answered.run)
+             f"then run again{where}", answered=answered)
 
 
 def _wait(workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers,

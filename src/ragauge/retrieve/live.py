@@ -75,12 +75,13 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
                  concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
                  resume: bool = False, doc_id_key: str | None = None, config: Mapping[str, Any] | None = None,
                  progress: Progress | None = None, shard: str | Shard | None = None,
-                 ray: RaySetup | None = None) -> Retrieval:
+                 ray: RaySetup | None = None, prepare_run: bool = True) -> Retrieval:
     """Call ``retriever`` once per question of ``golden`` (see :func:`run_retriever`), keeping what
     the CLI needs besides the run: the index's document ids and the abandoned calls. With a
     ``shard`` ("I/N"), only that shard's questions (``data.shard``). With ``ray`` (a
     ``RaySetup``), the calls run on Ray actors, each opening the retriever from its spec (so the
-    retriever must be a spec string)."""
+    retriever must be a spec string). ``prepare_run=False``: the caller will not read
+    ``Retrieval.run`` (see ``executor.answer_all``)."""
     golden_set = as_golden(golden)
     described = None
     if shard is not None:
@@ -98,7 +99,8 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     try:
         answered = answer_all(golden_set, adapter, Path(output) if output is not None else None, options,
                               resume=resume, progress=progress, shard=described,
-                              ray=(retriever, retriever_options, ray) if ray is not None else None)
+                              ray=(retriever, retriever_options, ray) if ray is not None else None,
+                              prepare_run=prepare_run)
         documents = adapter.documents()
     finally:
         if opened:
