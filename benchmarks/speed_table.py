@@ -160,7 +160,7 @@ def runs(tmp: Path, repeat: int, which: dict[str, tuple[int, int, float]],
             served = process_cpu(servers[sleep][1].pid) - before  # type: ignore[arg-type]
             lines = sum(1 for line in open(target) if '"hits"' in line)
             if lines != n:
-                raise SystemExit(f"ragauge run ({name}) wrote {lines} answers for {n} questions")
+                raise SystemExit(f"{tree} ({name}) wrote {lines} answers for {n} questions")
             return wall, peak, cpu, served
 
         for name in which:

@@ -1,4 +1,4 @@
-"""data.run: a hit's score and extent are read by one rule, whatever shape the hit has."""
+"""data.hits: a hit's score and extent are read by one rule, whatever shape the hit has."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragauge.core.numbers import check_number
-from ragauge.data.hits import Hit, parse_hit, scored_hit
+from ragauge.data.hits import Hit, parse_hit
 from ragauge.errors import InputError
 
 SCORES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.booleans(), st.text(max_size=3),
@@ -38,16 +38,3 @@ def test_a_hit_without_an_extent_and_one_with_it() -> None:
     with pytest.raises(InputError, match="'end' without 'start'"):
         parse_hit({"doc_id": "d1", "end": 5}, "x")
 
-
-def test_scored_hit_is_the_hit_the_constructor_makes() -> None:
-    """``scored_hit`` skips the frozen dataclass's ``__init__``: it must stay the same object in every
-    way, and Hit must keep no ``__post_init__`` or slots that such a shortcut would miss."""
-    import dataclasses
-
-    made, built = scored_hit("d1", 0.25), Hit("d1", score=0.25)
-    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
-    assert dataclasses.asdict(made) == dataclasses.asdict(built) and made.to_dict() == built.to_dict()
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.score = 1.0  # type: ignore[misc]
-    assert not hasattr(Hit, "__post_init__") and not hasattr(Hit, "__slots__")
-    assert [f.name for f in dataclasses.fields(Hit)] == ["doc_id", "chunk_id", "score", "length", "start", "end"]

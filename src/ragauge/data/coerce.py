@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ragauge.data.hits import Hit, parse_extent, scored_hit
+from ragauge.data.hits import Hit, parse_extent
 from ragauge.errors import InputError
 
 _HINT = ("return doc-id strings, (doc_id, score) pairs, dicts with 'doc_id'/'chunk_id'/'score', or objects "
@@ -77,7 +77,7 @@ def _plain_hits(raw: Iterable[Any]) -> tuple[Hit, ...]:
         if type(item) is dict:
             doc, score = item.get("doc_id"), item.get("score")
             if len(item) == 2 and type(doc) is str and type(score) is float:
-                hits.append(scored_hit(doc, score))
+                hits.append(Hit(doc, None, score))
             else:
                 hits.append(_plain(item))
         else:

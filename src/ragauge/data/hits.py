@@ -48,21 +48,6 @@ class Hit:
         return parse_hit(d, "a hit")
 
 
-_new = object.__new__
-
-
-def scored_hit(doc_id: str, score: float) -> Hit:
-    """``Hit(doc_id, score=score)``, equal to it in every way, made without the frozen dataclass's
-    ``__init__``, which sets each of the six fields through ``object.__setattr__`` (three times the
-    cost: an HTTP retriever's answers bring tens of thousands of hits a second). Like ``Hit``'s own,
-    the arguments are not checked."""
-    hit = _new(Hit)
-    fields = hit.__dict__
-    fields["doc_id"], fields["chunk_id"], fields["score"] = doc_id, None, score
-    fields["length"] = fields["start"] = fields["end"] = None
-    return hit
-
-
 @dataclass(frozen=True)
 class QueryResult:
     """The retriever's answer to one question, hits in the retriever's order."""
