@@ -148,6 +148,7 @@ def test_http_connection_refused_and_malformed() -> None:
                       ExecutorOptions(retries=0))
     run = down.value.run
     assert "cannot connect" in run.errors["q1"] and "is the server running" in run.errors["q1"]
+    assert run.errors["q1"].endswith("(after 1 attempt)")
     with search_server("malformed") as server:
         with pytest.raises(InputError, match="did not answer JSON"):
             run_retriever(GOLDEN, open_retriever(server["url"]), None, ExecutorOptions())

@@ -189,7 +189,8 @@ def _failed(q: GoldenQuery, exc: Exception, attempt: int, opts: ExecutorOptions,
     if isinstance(exc, (RetryableError, TimeoutError, ConnectionError)):
         if attempt >= opts.retries:
             return QueryResult(q.id, (), None, None,
-                               redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} attempts)"))
+                               redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} "
+                                      f"attempt{'s' if attempt else ''})"))
         with lock:
             progress.retried += 1
         return rng.uniform(0, min(opts.max_backoff, opts.backoff * 2 ** attempt))
