@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ragauge.data.hits import Hit, parse_extent
@@ -64,25 +64,9 @@ def coerce_hits(raw: Any, doc_id_key: str | None = None) -> tuple[Hit, ...]:
         return ()
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         raise InputError(f"the retriever returned {type(raw).__name__}, not a list of hits", hint=_HINT)
-    if doc_id_key is None:
-        return _plain_hits(raw)
+    if doc_id_key is None:  # a list first: quicker than tuple() of a generator
+        return tuple([_plain(item) if type(item) is dict else coerce_hit(item) for item in raw])
     return tuple(coerce_hit(item, doc_id_key) for item in raw)
-
-
-def _plain_hits(raw: Iterable[Any]) -> tuple[Hit, ...]:
-    """``coerce_hit`` of each item, with the usual hit of a decoded JSON answer (exactly a string
-    ``doc_id`` and a float ``score``) made in one step."""
-    hits = []
-    for item in raw:
-        if type(item) is dict:
-            doc, score = item.get("doc_id"), item.get("score")
-            if len(item) == 2 and type(doc) is str and type(score) is float:
-                hits.append(Hit(doc, None, score))
-            else:
-                hits.append(_plain(item))
-        else:
-            hits.append(coerce_hit(item))
-    return tuple(hits)
 
 
 _MISSING = object()
