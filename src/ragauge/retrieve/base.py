@@ -116,16 +116,16 @@ def check_answer(got: Retrieved, question: str) -> None:
         if ((doc is None or type(doc) is str) and (chunk is None or type(chunk) is str)
                 and (score is None or type(score) is float and score - score == 0.0)):  # finite: inf - inf is nan
             continue  # the usual hit, at a glance; any other goes through each check below
-        for name, value in (("document id", hit.doc_id), ("chunk id", hit.chunk_id)):
+        for name, value in (("document id", doc), ("chunk id", chunk)):
             if value is not None and not isinstance(value, str):
                 raise InputError(f"the retriever returned a {name} of {value!r} ({type(value).__name__}, rank "
                                  f"{rank}) for question {question!r}",
                                  hint="ids are strings: build hits as Hit(str(doc_id)), or return dicts or ids, "
                                       "which ragauge turns into strings")
-        if hit.score is not None and (isinstance(hit.score, bool) or not (
-                isinstance(hit.score, (int, float)) and math.isfinite(hit.score))):
-            raise InputError(f"the retriever returned a score of {hit.score!r} (rank {rank}, document "
-                             f"{hit.doc_id or hit.chunk_id!r}) for question {question!r}",
+        if score is not None and (isinstance(score, bool) or not (
+                isinstance(score, (int, float)) and math.isfinite(score))):
+            raise InputError(f"the retriever returned a score of {score!r} (rank {rank}, document "
+                             f"{doc or chunk!r}) for question {question!r}",
                              hint="scores must be finite numbers; leave the score out (None) when there is none")
     if got.cost is not None:
         check_number(got.cost, "the cost the retriever returned", NON_NEGATIVE, where=f"question {question!r}")
