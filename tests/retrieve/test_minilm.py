@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from ragauge.errors import InputError
-from ragauge.retrieve import minilm
+from ragauge.retrieve import minilm, minilm_graph
 from tests.retrieve.test_dense import needs_model
 
 REFERENCE = Path(__file__).parent.parent / "fixtures" / "minilm" / "reference.json"
@@ -74,7 +74,7 @@ def test_int8_compute_moves_vectors_by_its_rounding_only(model: minilm.MiniLM, e
 
 
 @needs_model
-@pytest.mark.parametrize("compute", minilm.COMPUTE)
+@pytest.mark.parametrize("compute", minilm_graph.COMPUTE)
 def test_a_text_embeds_the_same_alone_and_among_others(compute: str, reference: dict[str, Any]) -> None:
     model = minilm.MiniLM(compute=compute, threads=2)
     texts = reference["texts"]

@@ -42,7 +42,7 @@ import numpy as np
 
 from ragauge.core.progress import progress as show_progress
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.minilm_graph import COMPUTE
+from ragauge.retrieve.minilm_graph import check_compute
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -75,8 +75,7 @@ class MiniLM:
                  cache: Path | None = None) -> None:
         if batch_size < 1:
             raise InputError(f"batch_size must be a positive number, got {batch_size}")
-        if compute not in COMPUTE:
-            raise InputError(f"unknown MiniLM compute mode {compute!r}", hint=f"one of: {', '.join(COMPUTE)}")
+        check_compute(compute)
         if threads is not None and threads < 1:
             raise InputError(f"threads must be a positive number, got {threads}")
         self.batch_size = batch_size

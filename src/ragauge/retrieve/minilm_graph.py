@@ -30,11 +30,11 @@ Before it is cached, a built graph must reproduce the published one on a probe t
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
 from pathlib import Path
 from typing import Any
 
+from ragauge.core.files import atomic_write
 from ragauge.errors import InputError, MissingExtra
 
 GRAPH_VERSION = 1
@@ -60,6 +60,12 @@ def signed_weights() -> bool:
     return False
 
 
+def check_compute(compute: str) -> None:
+    """InputError for a compute mode that is not one of :data:`COMPUTE`."""
+    if compute not in COMPUTE:
+        raise InputError(f"unknown MiniLM compute mode {compute!r}", hint=f"one of: {', '.join(COMPUTE)}")
+
+
 def graph_name(source_sha256: str, compute: str, signed: bool) -> str:
     """The cache file name of a built graph: every input that changes its bytes or its kernels."""
     import onnxruntime
@@ -71,20 +77,16 @@ def graph_name(source_sha256: str, compute: str, signed: bool) -> str:
 def graph_file(source: Path, source_sha256: str, compute: str, cache: Path) -> Path | bytes:
     """The built graph for ``compute``: its cached file under ``cache/minilm/`` (built and written
     there on first use), or its bytes when that folder cannot be written."""
-    if compute not in COMPUTE:
-        raise InputError(f"unknown MiniLM compute mode {compute!r}", hint=f"one of: {', '.join(COMPUTE)}")
+    check_compute(compute)
     signed = compute == "float32" or signed_weights()
     target = cache / "minilm" / graph_name(source_sha256, compute, signed)
     if target.is_file():
         return target
     data = build(source, compute=compute, signed=signed)
     check(source, data, compute)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)  # another process building the same graph writes the same bytes
-    except OSError:
+    try:  # another process building the same graph writes the same bytes
+        atomic_write(target, data, what="MiniLM graph cache")
+    except InputError:  # a cache folder that cannot be written: the graph from memory, built again next time
         return data
     return target
 
