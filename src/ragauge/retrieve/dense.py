@@ -6,7 +6,7 @@ fully offline: nothing is fetched from a model hub.
 
 Options (query string): ``embedder`` (minilm; or ``hash`` / ``hash-N``, the dependency-free lexical
 embedder of ``ragauge.retrieve.embedders``; or ``python:module:function``, your own), ``compute``
-(MiniLM's: int8, the default, or float32; see ``minilm``), ``batch_size`` (kept for older specs: MiniLM
+(MiniLM's: float32, the default, or int8; see ``minilm``), ``batch_size`` (kept for older specs: MiniLM
 embeds one text a call, on every core), ``title`` (1: embed title + text), and chunking:
 ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars).
 Passage embeddings are cached on disk under $RAGAUGE_CACHE (default ~/.cache/ragauge), keyed by the
@@ -91,7 +91,7 @@ def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
     name = check_name(options.get("embedder", DEFAULT_EMBEDDER))
     if name != DEFAULT_EMBEDDER:  # the default stays out of the settings, so older run files still resume
         settings["embedder"] = name
-    if "compute" in options:  # MiniLM's; describe() records int8 in every run
+    if "compute" in options:  # MiniLM's; describe() records int8 in every int8 run
         if options["compute"] not in COMPUTE or name != DEFAULT_EMBEDDER:
             raise InputError(f"bad dense option in {spec!r}: compute={options['compute']}",
                              hint=f"compute is MiniLM's: one of {', '.join(COMPUTE)} (default {DEFAULT_COMPUTE})")
