@@ -32,17 +32,22 @@ class Returned(NamedTuple):
         return is_relevant(self.grade)
 
     def to_dict(self) -> dict[str, Any]:
-        doc_id, rank, grade, score = self  # unpacked once: a report calls this for every shown document
-        out: dict[str, Any] = {"doc_id": doc_id, "rank": rank, "relevant": is_relevant(grade)}
-        if grade is not None:
-            out["grade"] = grade
-        if score is not None:
-            out["score"] = score
-        return out
+        return returned_dict(*self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Returned:
         return cls(d["doc_id"], d["rank"], d.get("grade"), d.get("score"))
+
+
+def returned_dict(doc_id: str, rank: int, grade: float | None, score: float | None) -> dict[str, Any]:
+    """A shown document as a result's JSON holds it (``Returned.to_dict``): grade and score only
+    when known. Also made straight from an evaluation's columns (``QueryRows.dicts``)."""
+    out: dict[str, Any] = {"doc_id": doc_id, "rank": rank, "relevant": is_relevant(grade)}
+    if grade is not None:
+        out["grade"] = grade
+    if score is not None:
+        out["score"] = score
+    return out
 
 
 @dataclass(frozen=True)

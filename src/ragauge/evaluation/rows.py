@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
-from ragauge.data.relevance import is_relevant
-from ragauge.evaluation.result import QueryScore, Returned
+from ragauge.evaluation.result import QueryScore, Returned, returned_dict
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -141,15 +140,7 @@ class QueryRows(Sequence[QueryScore]):
             for i, item, values, first, counts, status, shown, scores in self._batch(
                     np.arange(start, min(start + BATCH, len(self)))):
                 grades = self._grades(item)
-                top = []
-                for rank, (doc, score) in enumerate(zip(shown, scores), start=1):
-                    grade = grades.get(doc)
-                    returned = {"doc_id": doc, "rank": rank, "relevant": is_relevant(grade)}
-                    if grade is not None:
-                        returned["grade"] = grade
-                    if score is not None:
-                        returned["score"] = score
-                    top.append(returned)
+                top = list(map(returned_dict, shown, range(1, len(shown) + 1), map(grades.get, shown), scores))
                 qid = item.id
                 row = {"id": qid, "query": item.query, "tags": list(item.tags), **values,
                        "first_relevant_rank": first, "relevant": dict(item.relevant), "top": top,
