@@ -65,7 +65,11 @@ def strings(values: Sequence[str | None]) -> pa.Array:
         valid = np.zeros(n, dtype=bool) if nulls == n else np.fromiter((v is not None for v in values), bool, n)
         buffers[0] = pa.py_buffer(np.packbits(valid, bitorder="little"))
     array = pa.Array.from_buffers(pa.large_string() if large else pa.string(), n, buffers, null_count=nulls)
-    return array.cast(pa.string()) if large else array
+    if not large:
+        return array
+    from ragauge.core import compute as pc
+
+    return pc.cast(array, pa.string())
 
 
 def to_numpy(values: pa.Array | pa.ChunkedArray, null: float | None = None) -> np.ndarray:
@@ -112,7 +116,9 @@ def as_string_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if values.type != pa.string():
-        values = values.cast(pa.string())
+        from ragauge.core import compute as pc
+
+        values = pc.cast(values, pa.string())
     return values
 
 
@@ -120,7 +126,9 @@ def string_column(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedAr
     """``values`` as ``string``, chunks kept as they are (combining copies every byte)."""
     import pyarrow as pa
 
-    return values if values.type == pa.string() else values.cast(pa.string())
+    from ragauge.core import compute as pc
+
+    return values if values.type == pa.string() else pc.cast(values, pa.string())
 
 
 def take(values: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:

@@ -15,6 +15,7 @@ from typing import Any
 
 try:
     from pyarrow._compute import (
+        CastOptions,
         IndexOptions,
         MatchSubstringOptions,
         SetLookupOptions,
@@ -23,6 +24,7 @@ try:
     )
 except ImportError:  # pragma: no cover - pyarrow defines them there from 1.0 to today
     from pyarrow.compute import (
+        CastOptions,
         IndexOptions,
         MatchSubstringOptions,
         SetLookupOptions,
@@ -34,6 +36,11 @@ except ImportError:  # pragma: no cover - pyarrow defines them there from 1.0 to
 def take(values: Any, indices: Any) -> Any:
     """``values[indices]`` (the kernel behind ``Array.take``, which imports pyarrow.compute)."""
     return call_function("take", [values, indices])
+
+
+def cast(values: Any, target_type: Any) -> Any:
+    """``values`` as ``target_type``, refusing a lossy cast (the kernel behind ``Array.cast``)."""
+    return call_function("cast", [values], CastOptions.safe(target_type))
 
 
 def filter(values: Any, mask: Any) -> Any:  # noqa: A001 - the kernel's name, as in pyarrow.compute
@@ -48,6 +55,11 @@ def is_null(values: Any) -> Any:
 def index_in(values: Any, value_set: Any) -> Any:
     """Each value's position in ``value_set`` (null: absent)."""
     return call_function("index_in", [values], SetLookupOptions(value_set))
+
+
+def is_in(values: Any, value_set: Any) -> Any:
+    """Whether each value is in ``value_set`` (a null: false)."""
+    return call_function("is_in", [values], SetLookupOptions(value_set))
 
 
 def unique(values: Any) -> Any:
@@ -77,6 +89,11 @@ def index(values: Any, value: Any) -> Any:
     import pyarrow as pa
 
     return call_function("index", [values], IndexOptions(pa.scalar(value, type=values.type)))
+
+
+def drop_null(values: Any) -> Any:
+    """The values without their nulls (the kernel behind ``Array.drop_null``)."""
+    return call_function("drop_null", [values])
 
 
 def match_substring(values: Any, pattern: Any) -> Any:

@@ -79,11 +79,11 @@ def explain_zeros(golden: GoldenSet, chunks: pa.Array | None, docs: pa.Array, *,
     if doc_id_sep and chunks is not None and len(chunks) > chunks.null_count:
         if not pc.any(pc.match_substring(chunks, doc_id_sep)).as_py():
             warnings.append(f"{LOUD}--doc-id-sep {doc_id_sep!r} occurs in no chunk id (e.g. "
-                            f"{_examples(pc.unique(chunks).drop_null().to_pylist()[:3])}), so chunk ids were used "
+                            f"{_examples(pc.drop_null(pc.unique(chunks)).to_pylist()[:3])}), so chunk ids were used "
                             f"unchanged as document ids")
     if any_relevant_retrieved or not judged:
         return warnings
-    returned = set(pc.unique(docs).drop_null().to_pylist())
+    returned = set(pc.drop_null(pc.unique(docs)).to_pylist())
     if not returned:
         warnings.append(f"{LOUD}the run returned no document for any question, so every metric is 0")
         return warnings

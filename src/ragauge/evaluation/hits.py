@@ -123,7 +123,9 @@ def _chunks(run: Run, sep: str | None) -> pa.Array | None:
     if not sep:
         return None
     chunks = chunk_column(run, sep)
-    return chunks if docnos_are_chunks(run, sep) else chunks.filter(run.doc_id.is_null())
+    from ragauge.core import compute as pc
+
+    return chunks if docnos_are_chunks(run, sep) else pc.filter(chunks, pc.is_null(run.doc_id))
 
 
 def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, lengths: np.ndarray | None,
@@ -158,7 +160,6 @@ def streamed_hits(golden: GoldenSet, stream: RunStream, knobs: Knobs) -> tuple[R
     the rest (question ids, errors, latency, cost, meta), the hits, and the first error the hits
     raised (the caller raises it after checking that the run can be scored at all)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     header = _Header()
     parts: list[Part] = []
@@ -194,7 +195,7 @@ def streamed_hits(golden: GoldenSet, stream: RunStream, knobs: Knobs) -> tuple[R
         for i in np.flatnonzero(hits.info.folded).tolist():
             raw[hits.ids[i]] = list(hits.raw(hits.ids[i], raw_depth(int(hits.info.folded[i]), knobs.max_k,
                                                                        knobs.fetch)))
-        evidence.add(hits, bool(hits.rankings.is_rel.any()), pc)
+        evidence.add(hits, bool(hits.rankings.is_rel.any()))
     ids = tuple(q.id for q in golden)
     base = build_rankings(ids, strings([]), strings([]), judgements_of(golden), rel_level=RELEVANCE_LEVEL,
                           keep_top=knobs.shown)
@@ -204,7 +205,7 @@ def streamed_hits(golden: GoldenSet, stream: RunStream, knobs: Knobs) -> tuple[R
         # a block held part of a scattered query, relevant only until gathered: read the evidence again
         evidence = _Evidence(knobs.doc_id_sep, golden)
         for block in stream.blocks():
-            evidence.add(ranked_hits(GoldenSet.from_queries([], golden.source), block, knobs), False, pc)
+            evidence.add(ranked_hits(GoldenSet.from_queries([], golden.source), block, knobs), False)
     docs = pa.concat_arrays(shown_docs) if shown_docs else strings([])
     scores = np.concatenate(shown_scores) if shown_scores else np.zeros(0)
     hits = Hits(ids, rankings, info, docs, scores, budgets, lambda qid, n: raw.get(qid, [])[:n],
@@ -258,20 +259,22 @@ class _Evidence:
         self.kept: set[str] = set()
         self.smallest: list[str] = []
 
-    def add(self, hits: Hits, relevant: bool, pc: Any) -> None:
+    def add(self, hits: Hits, relevant: bool) -> None:
+        from ragauge.core import compute as pc
+
         chunks = hits.chunks
         if self.sep and chunks is not None and self.holding is None and len(chunks) > chunks.null_count:
             found = pc.match_substring(chunks, self.sep)
             if pc.any(found).as_py():
-                self.holding = chunks.filter(found).drop_null()[0].as_py()
+                self.holding = pc.drop_null(pc.filter(chunks, found))[0].as_py()
             elif len(self.first) < 3:
-                self.first.update(dict.fromkeys(pc.unique(chunks).drop_null()[:3].to_pylist()))
+                self.first.update(dict.fromkeys(pc.drop_null(pc.unique(chunks))[:3].to_pylist()))
         self.any_relevant |= relevant
         if self.any_relevant:
             self.kept.clear()
             self.smallest.clear()
             return
-        returned = pc.unique(hits.returned).drop_null().to_pylist()
+        returned = pc.drop_null(pc.unique(hits.returned)).to_pylist()
         self.smallest = heapq.nsmallest(3, set(self.smallest).union(returned))
         self.kept.update(d for d in returned
                          if d in self.sections_of or (section_parent(d) or chunk_parent(d)) in self.judged

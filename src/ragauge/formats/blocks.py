@@ -105,8 +105,8 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
     query of each block (which may go on in the next) move on to the next block; ``tag`` is the
     tag of the last line read so far (the run id once the file is read)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
+    from ragauge.core import compute as pc
     from ragauge.core.arrow import to_numpy
     from ragauge.formats.trec import RUN_FIELDS, parse_lines, run_columns, tail_tag
 
@@ -200,7 +200,7 @@ def _trailing_true(values: np.ndarray) -> int:
 
 
 def _distinct(qid: pa.Array | pa.ChunkedArray) -> set[str]:
-    import pyarrow.compute as pc
+    from ragauge.core import compute as pc
 
     return set(pc.unique(qid).to_pylist())
 
@@ -214,12 +214,12 @@ def _trec_run(table: pa.Table, score: np.ndarray, runid: str, source: str) -> Tr
 def _gather(path: Path, size: int, wanted: set[str], runid: str) -> TrecRun:
     """Every row of the ``wanted`` queries, in file order (a second reading of the file)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
+    from ragauge.core import compute as pc
     from ragauge.core.arrow import strings, to_numpy
 
     value_set = strings(sorted(wanted))
-    parts = [table.filter(pc.is_in(table.column("qid"), value_set=value_set))
+    parts = [pc.filter(table, pc.is_in(table.column("qid"), value_set))
              for table, _, _ in _complete_queries(path, size)]
     table = pa.concat_tables(parts).combine_chunks()
     return _trec_run(table, to_numpy(table.column("score")), runid, str(path))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ragauge.core import compute as pc
 from ragauge.core.arrow import hash64, strings
 from ragauge.core.background import start
 from ragauge.errors import InputError
@@ -57,7 +58,7 @@ def evaluate_trec(qrels: Qrels, run: TrecRun | Iterable[TrecRun], options: TrecE
     whole run, or its blocks (``formats.blocks.trec_run_blocks``: each holds every row of its
     queries; a query in two blocks is answered by the later one): the output is the same."""
     measures, unsupported = select(options.measures)
-    judged_ids = set(qrels.qid.unique().to_pylist())
+    judged_ids = set(pc.unique(qrels.qid).to_pylist())
     judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
     parts: list[Part] = []
     run_ids: dict[str, None] = {}
