@@ -57,7 +57,7 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
     the first malformed line (file:line) at once; then, at the end of the first reading, the first
     score that is not a finite number.
     """
-    from ragauge.core.arrow import string_column, to_numpy
+    from ragauge.core.arrow import to_numpy
     from ragauge.formats.trec import first_not_finite, not_finite, run_columns, run_id
 
     path = Path(path)
@@ -76,12 +76,12 @@ def trec_run_blocks(path: str | Path, block_bytes: int | None = None) -> Iterato
                 bad = (float(score[row]), first_row + row)
         if bad is not None:
             continue  # the file is wrong: read on only for an earlier-reported malformed line
-        qid = string_column(table.column("qid"))
-        ids = _distinct(qid)
+        block = _trec_run(table, score, runid if regular else tag, str(path))
+        ids = set(block.grouped.ids)  # the ranking reads the same grouping
         scattered.update(ids & seen)
         seen.update(ids)
         empty = False
-        yield _trec_run(table, score, runid if regular else tag, str(path))
+        yield block
     if empty and bad is None:  # an empty run is still a run (of no rows)
         import pyarrow as pa
 
@@ -197,12 +197,6 @@ def _trailing_true(values: np.ndarray) -> int:
     """How many of the last values of a boolean array are all True."""
     false = np.flatnonzero(~values)
     return len(values) if len(false) == 0 else len(values) - int(false[-1]) - 1
-
-
-def _distinct(qid: pa.Array | pa.ChunkedArray) -> set[str]:
-    from ragauge.core import compute as pc
-
-    return set(pc.unique(qid).to_pylist())
 
 
 def _trec_run(table: pa.Table, score: np.ndarray, runid: str, source: str) -> TrecRun:

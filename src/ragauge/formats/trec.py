@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,14 @@ class TrecRun:
     score: np.ndarray
     runid: str
     source: str
+
+    @cached_property
+    def grouped(self) -> Grouping:
+        """The rows as runs of one query id each, in file order (``core.grouping.contiguous``: a
+        query whose lines are scattered has several), worked out once for whoever asks."""
+        from ragauge.core.grouping import contiguous
+
+        return contiguous(self.qid)
 
 
 @dataclass(frozen=True)
@@ -308,7 +317,7 @@ def trec_ranking(run: TrecRun) -> Grouping:
     from ragauge.core.grouping import Grouping, contiguous
 
     n = len(run.qid)
-    grouping = contiguous(run.qid)
+    grouping = run.grouped
     if n < 2:
         return grouping
     s = run.score
