@@ -186,6 +186,29 @@ class Evaluation:
             return values
         return values[np.fromiter((self.positions[i] for i in ids), dtype=np.int64, count=len(ids))]
 
+    @cached_property
+    def first_ranks(self) -> np.ndarray:
+        """Each row's first relevant rank as an int64 array, 0 where none was found; in order."""
+        import numpy as np
+
+        from ragauge.evaluation.rows import QueryRows
+
+        if isinstance(self.queries, QueryRows):
+            return self.queries.first.astype(np.int64, copy=False)
+        return np.fromiter((q.first_relevant_rank or 0 for q in self.queries), dtype=np.int64,
+                           count=len(self.queries))
+
+    def rows_at(self, numbers: Sequence[int]) -> list[QueryScore]:
+        """The rows ``numbers`` of ``queries`` (any order); rows held column-wise are made from
+        the columns at once, and only those."""
+        from ragauge.evaluation.rows import QueryRows
+
+        if isinstance(self.queries, QueryRows):
+            import numpy as np
+
+            return self.queries.rows(np.asarray(numbers, dtype=np.int64))
+        return [self.queries[i] for i in numbers]
+
     def query_dicts(self) -> Iterator[dict[str, Any]]:
         """``to_dict()`` of each row of ``queries``, in order (for rows held column-wise, made from
         the columns: ``QueryRows.dicts``)."""

@@ -34,15 +34,17 @@ def relevant_ids(q: QueryScore) -> list[str]:
 
 def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
     """The n weakest answerable questions: lowest first metric, then relevant found latest (or never), then id."""
-    if not evaluation.metrics:
+    if not evaluation.metrics or n <= 0:
         return []
-    primary = evaluation.metrics[0]
+    values = evaluation.column(evaluation.metrics[0]).tolist()  # NaN: the row lacks the metric, read as 0
+    ranks = evaluation.first_ranks.tolist()
+    ids = list(evaluation.positions)
 
-    def key(q: QueryScore) -> tuple[float, int, str]:
-        rank = q.first_relevant_rank
-        return (q.values.get(primary, 0.0), -(rank if rank else 10**9), q.id)
+    def key(i: int) -> tuple[float, int, str]:
+        value = values[i]
+        return (0.0 if value != value else value, -(ranks[i] or 10**9), ids[i])
 
-    return sorted(evaluation.queries, key=key)[:max(n, 0)]
+    return evaluation.rows_at(sorted(range(len(ids)), key=key)[:n])
 
 
 def found(q: QueryScore, k: int | None) -> bool:
