@@ -78,18 +78,20 @@ def test_worst_first(evaluation: Evaluation) -> None:
     assert worst_questions(evaluation, 0) == []
 
 
-def test_worst_questions_are_read_from_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worst_questions_and_tags_are_read_from_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh evaluation's rows are made from its columns when read: picking the worst 15 of
-    6,980 made every row (0.4 s of the text report at MS MARCO scale); it makes those 15 only,
-    in the order (and as the rows) the saved result gives. Ties on the value are broken by the
-    first relevant rank (never found: worst), then by id."""
+    6,980 made every row (0.4 s of the text report at MS MARCO scale), and so did the tag table;
+    now only those 15 are made, in the order (and as the rows) the saved result gives, and the
+    tag table is the saved result's. Ties on the value are broken by the first relevant rank
+    (never found: worst), then by id."""
     import numpy as np
 
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.rows import QueryRows
 
     rng = np.random.default_rng(7)
-    golden = [{"id": f"q{i:03d}", "query": "x", "relevant": [f"d{i % 7}", f"d{i % 5 + 10}"]} for i in range(300)]
+    golden = [{"id": f"q{i:03d}", "query": "x", "relevant": [f"d{i % 7}", f"d{i % 5 + 10}"],
+               "tags": [f"t{i % 3}", *(["odd"] if i % 2 else [])]} for i in range(300)]
     run = {g["id"]: [f"d{j}" for j in rng.permutation(20)[:rng.integers(0, 9)]] for g in golden}
     fresh = evaluate_run(golden, run, metrics="hit@3,mrr")
     saved = Evaluation.from_dict(json.loads(render(fresh, "json")))
@@ -103,7 +105,9 @@ def test_worst_questions_are_read_from_the_columns(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(QueryRows, "rows", counted)
     worst = worst_questions(fresh, 15)
-    assert sum(made) == 15
+    tags = tag_rows(fresh, ci_metrics=("hit@3", "mrr"))
+    assert sum(made) == 15  # the tag table made none
+    assert tags == tag_rows(saved, ci_metrics=("hit@3", "mrr")) and {r.tag for r in tags} == {"t0", "t1", "t2", "odd"}
     assert [q.to_dict() for q in worst] == [q.to_dict() for q in worst_questions(saved, 15)]
     every = worst_questions(saved, 300)
     key = [(q.values["hit@3"], -(q.first_relevant_rank or 10**9), q.id) for q in every]

@@ -198,6 +198,14 @@ class Evaluation:
         return np.fromiter((q.first_relevant_rank or 0 for q in self.queries), dtype=np.int64,
                            count=len(self.queries))
 
+    @cached_property
+    def row_tags(self) -> list[Sequence[str]]:
+        """Each row's tags, in order (read from the questions, without making the rows)."""
+        from ragauge.evaluation.rows import QueryRows
+
+        questions = self.queries.questions if isinstance(self.queries, QueryRows) else self.queries
+        return [q.tags for q in questions]
+
     def rows_at(self, numbers: Sequence[int]) -> list[QueryScore]:
         """The rows ``numbers`` of ``queries`` (any order); rows held column-wise are made from
         the columns at once, and only those."""

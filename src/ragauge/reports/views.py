@@ -75,16 +75,17 @@ def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) 
     from ragauge.stats.mean import mean_interval
 
     wanted = evaluation.metrics[:1] if ci_metrics is None else ci_metrics
-    members = group_by_tag(evaluation.queries)
+    tags = evaluation.row_tags
+    members = group_by_tag(range(len(tags)), tags.__getitem__)  # row numbers: no row is made
     rows = []
     for tag, vals in evaluation.by_tag.items():
-        qs = members.get(tag, [])
+        at = members.get(tag, [])
         ci = {}
         for m in wanted:
-            values = evaluation.column(m, [q.id for q in qs])
+            values = evaluation.column(m)[at]
             if len(values) > 1:
                 ci[m] = mean_interval(values, CONFIDENCE)
-        rows.append(TagRow(tag, int(vals.get("n", len(qs))),
+        rows.append(TagRow(tag, int(vals.get("n", len(at))),
                            {m: float(vals.get(m, 0.0)) for m in evaluation.metrics}, ci))
     return rows
 
