@@ -118,7 +118,8 @@ def compare(
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged, corpus=corpus,
                           tokenizer=tokenizer)
-    base, new = _as_evaluation(base, golden, options), _as_evaluation(new, golden, options)
+    # every row is read several times below (pairs, tags, patterns, latency): made once each
+    base, new = (_as_evaluation(v, golden, options).with_rows_made() for v in (base, new))
     notes = _check_comparable(base, new, allow_different_golden)
     names = names_given or [m for m in base.metrics if m in new.metrics]
     missing = [m for m in names if m not in base.metrics or m not in new.metrics]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -205,6 +205,11 @@ class Evaluation:
 
         questions = self.queries.questions if isinstance(self.queries, QueryRows) else self.queries
         return [q.tags for q in questions]
+
+    def with_rows_made(self) -> Evaluation:
+        """This evaluation with every row made once, as a tuple (itself if they are): for code
+        that reads each row several times, where rows held column-wise would be made each time."""
+        return self if isinstance(self.queries, tuple) else replace(self, queries=tuple(self.queries))
 
     def rows_at(self, numbers: Sequence[int]) -> list[QueryScore]:
         """The rows ``numbers`` of ``queries`` (any order); rows held column-wise are made from
