@@ -86,7 +86,8 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
     if not (math.isfinite(old) and math.isfinite(new)):  # a comparison with NaN is False: never a pass
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
                                                   "(no answerable question)")
-    paired = [(q.id, base.queries[q.id][m], q.values[m]) for q in ev.queries if m in base.queries.get(q.id, {})]
+    stored = base.queries  # a copy each time it is read: once, not twice per question
+    paired = [(q.id, stored[q.id][m], q.values[m]) for q in ev.queries if m in stored.get(q.id, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
@@ -231,6 +232,7 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                          + "; ".join(w.removeprefix(LOUD) for w in too_small),
                          where=rules.source, hint="change the rule as suggested, or set strict_power = false")
     meta["warnings"] += too_small
+    evaluation = evaluation.with_rows_made()  # each metric's rule and the tag floors read every row
     outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
     groups = group_by_tag(evaluation.queries)
     outcomes += [_floor_rule(t, m, f, groups.get(t, [])) for t, fl in rules.tag_floors.items() for m, f in fl.items()]
