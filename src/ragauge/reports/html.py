@@ -177,6 +177,7 @@ def render_html(evaluation: Evaluation) -> str:
         Markup,  # after environment(): a missing Jinja2 gets its hint first
     )
 
+    evaluation = evaluation.with_rows_made()  # the charts, cards and tables below each read every row
     script = static_file(env, "report.js")
     css = static_file(env, "report.css")
     script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
