@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ragauge._version import __version__
@@ -40,8 +42,10 @@ class Baseline:
         return dict(self.data["contract"])
 
     @property
-    def queries(self) -> dict[str, dict[str, float]]:
-        return dict(self.data.get("queries", {}))
+    def queries(self) -> Mapping[str, dict[str, float]]:
+        """Question id -> its stored values: a read-only view, not a copy (read once per question
+        by the gate's rules, a copy made each time was quadratic in the golden set)."""
+        return MappingProxyType(self.data.get("queries", {}))
 
     @property
     def by_tag(self) -> dict[str, dict[str, float]]:

@@ -86,7 +86,7 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
     if not (math.isfinite(old) and math.isfinite(new)):  # a comparison with NaN is False: never a pass
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
                                                   "(no answerable question)")
-    stored = base.queries  # a copy each time it is read: once, not twice per question
+    stored = base.queries
     paired = [(q.id, stored[q.id][m], q.values[m]) for q in ev.queries if m in stored.get(q.id, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
