@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ragauge.data.ids import SECTION_SEP, section_parent
@@ -48,7 +49,8 @@ def crowding(raw_docs: Sequence[str], k: int | None, relevant: Mapping[str, floa
     counts = Counter(d for d in raw_docs[:window] if not is_relevant(relevant.get(d)))
     if not counts:
         return None
-    doc, hits = max(counts.items(), key=lambda kv: (kv[1], -raw_docs.index(kv[0])))
+    # the most hits, the first seen of equals: a Counter keeps first-seen order, max the first of equals
+    doc, hits = max(counts.items(), key=itemgetter(1))
     if hits >= CROWD_MIN and hits >= CROWD_SHARE * window:
         return {"doc_id": doc, "hits": hits, "window": window}
     return None
