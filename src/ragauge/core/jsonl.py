@@ -189,10 +189,12 @@ def read_records(path: str | Path, *, what: str) -> Iterator[tuple[int, dict[str
     text = raw.decode("utf-8")  # read_json decoded it already
     decoder = json.JSONDecoder()
     at = text.index("[") + 1
+    line, counted = 1, 0  # the line at offset ``counted``: each element counts on from the last
     for item in items:
         while text[at] in " \t\r\n,":
             at += 1
-        line = text.count("\n", 0, at) + 1
+        line += text.count("\n", counted, at)
+        counted = at
         if not isinstance(item, dict):
             raise InputError(f"expected a JSON object, got {type(item).__name__}", where=where(path, line),
                              hint=_HINTS["object"].format(what=what))

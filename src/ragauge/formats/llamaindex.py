@@ -17,6 +17,7 @@ is in the corpus, every ``relevant_docs`` key is a query; ``mode`` other than ``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,23 @@ def _line(text: str, section: str, key: str) -> int | None:
         if at >= 0:
             return text.count("\n", 0, at) + 1
     return None
+
+
+def _key_lines(text: str, section: str, keys: Iterable[str]) -> dict[str, int | None]:
+    """:func:`_line` of each of ``keys``, in the order they are written, in one pass over the text
+    (each key is looked for after the one before it)."""
+    at = max(text.find(json.dumps(section)), 0)
+    line, counted = 1, 0
+    out: dict[str, int | None] = {}
+    for key in keys:
+        forms = (json.dumps(key), json.dumps(key, ensure_ascii=False))
+        found = next((f for f in (text.find(form, at) for form in forms) if f >= 0), -1)
+        if found < 0:
+            out[key] = None
+            continue
+        line += text.count("\n", counted, found)
+        out[key], counted, at = line, found, found + 1
+    return out
 
 
 def _mapping(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
@@ -74,8 +92,9 @@ def read_llamaindex(path: str | Path, *, as_text: bool = False) -> tuple[list[Dr
             raise InputError(f"relevant_docs names query {qid!r}, which is not in 'queries'",
                              where=where(path, _line(text, "relevant_docs", qid)))
     drafts = []
+    lines = _key_lines(text, "queries", queries)
     for qid, question in queries.items():
-        loc = where(path, _line(text, "queries", qid))
+        loc = where(path, lines[qid])
         nodes = relevant.get(qid)
         if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) and n for n in nodes):
             raise InputError(f"query {qid!r} has no relevant node ids in 'relevant_docs'", where=loc,
