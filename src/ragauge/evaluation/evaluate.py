@@ -115,7 +115,7 @@ def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> 
     real, apart = split(golden)
     if options.mix_synthetic or not len(real):
         ev = _score(golden, run, options, golden, MEAN_OVER_MIXED if len(real) else MEAN_OVER)
-        return _with_sources(ev, by_source(ev.queries, ev.metrics), [note(len(real), synthetic, mixed=True)], apart,
+        return _with_sources(ev, by_source(ev), [note(len(real), synthetic, mixed=True)], apart,
                              mixed=True)
     options.specs()
     if not isinstance(run, RunStream):
@@ -126,7 +126,7 @@ def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> 
         options = replace(options, corpus=read_corpus_texts(options.corpus))  # read once for both halves
     main = _score(real, run, options, golden, MEAN_OVER_REAL)
     side = _score(apart, run, options, golden, MEAN_OVER_REAL)
-    sources = {REAL: source_means(main.queries, main.metrics), SYNTHETIC: source_means(side.queries, side.metrics)}
+    sources = {REAL: source_means(main), SYNTHETIC: source_means(side)}
     theirs = [_of_synthetic(w) for w in side.warnings if w not in main.warnings]
     return _with_sources(main, sources, [note(len(real), synthetic, mixed=False), *theirs], apart, mixed=False)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.patterns import Assessment, Failure, FailureTable, failure_table
@@ -14,6 +14,20 @@ if TYPE_CHECKING:
     import numpy as np
 
 RESULT_VERSION = 1
+
+
+class Asked(Protocol):
+    """What a row says of its question: a :class:`QueryScore`, or the golden set's question of a
+    row not made yet."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
 
 
 class Returned(NamedTuple):
@@ -198,13 +212,17 @@ class Evaluation:
         return np.fromiter((q.first_relevant_rank or 0 for q in self.queries), dtype=np.int64,
                            count=len(self.queries))
 
-    @cached_property
-    def row_tags(self) -> list[Sequence[str]]:
-        """Each row's tags, in order (read from the questions, without making the rows)."""
+    @property
+    def asked(self) -> Sequence[Asked]:
+        """Each row's question (id, tags, extra), in order, without making the rows."""
         from ragauge.evaluation.rows import QueryRows
 
-        questions = self.queries.questions if isinstance(self.queries, QueryRows) else self.queries
-        return [q.tags for q in questions]
+        return self.queries.questions if isinstance(self.queries, QueryRows) else self.queries
+
+    @cached_property
+    def row_tags(self) -> list[tuple[str, ...]]:
+        """Each row's tags, in order (read from the questions, without making the rows)."""
+        return [q.tags for q in self.asked]
 
     def with_rows_made(self) -> Evaluation:
         """This evaluation with every row made once, as a tuple (itself if they are): for code

@@ -10,21 +10,24 @@ by-source means are still shown, and the note says the means mix them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenSet
 from ragauge.evaluation.diagnose import LOUD
-from ragauge.evaluation.result import QueryScore
+from ragauge.evaluation.result import Asked, Evaluation
 from ragauge.evaluation.tags import mean_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 REAL = "real"
 SYNTHETIC = "synthetic"
 
 
-def is_synthetic(row: QueryScore | dict[str, Any]) -> bool:
-    """Whether a result row (or a no-answer entry) is a synthetic question's."""
-    extra = row.extra if isinstance(row, QueryScore) else row.get("extra") or {}
+def is_synthetic(row: Asked | dict[str, Any]) -> bool:
+    """Whether a result row, a row's question (``Evaluation.asked``) or a no-answer entry is a
+    synthetic question's."""
+    extra = row.get("extra") or {} if isinstance(row, dict) else row.extra
     return bool(extra.get("source") == SYNTHETIC)
 
 
@@ -34,15 +37,20 @@ def split(golden: GoldenSet) -> tuple[GoldenSet, GoldenSet]:
             GoldenSet.from_queries([q for q in golden if q.synthetic], golden.source))
 
 
-def source_means(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, float]:
-    """``{"n": answerable questions, metric: mean}`` over ``rows`` (NaN means when there are none)."""
-    return {"n": len(rows), **{n: mean_of([q.values[n] for q in rows]) for n in names}}
+def source_means(ev: Evaluation, rows: np.ndarray | None = None) -> dict[str, float]:
+    """``{"n": answerable questions, metric: mean}`` over the rows ``rows`` of ``ev`` (all when
+    None), read from its columns (NaN means when there are none)."""
+    n = len(ev.queries) if rows is None else len(rows)
+    return {"n": n, **{m: mean_of(ev.column(m) if rows is None else ev.column(m)[rows]) for m in ev.metrics}}
 
 
-def by_source(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, dict[str, float]]:
-    """Means of the real and of the synthetic rows; a source without questions is left out."""
-    groups = {REAL: [q for q in rows if not is_synthetic(q)], SYNTHETIC: [q for q in rows if is_synthetic(q)]}
-    return {source: source_means(qs, names) for source, qs in groups.items() if qs}
+def by_source(ev: Evaluation) -> dict[str, dict[str, float]]:
+    """Means of the real and of the synthetic rows of ``ev``; a source without questions is left out."""
+    import numpy as np
+
+    synthetic = np.fromiter(map(is_synthetic, ev.asked), dtype=bool, count=len(ev.queries))
+    groups = {REAL: np.flatnonzero(~synthetic), SYNTHETIC: np.flatnonzero(synthetic)}
+    return {source: source_means(ev, rows) for source, rows in groups.items() if len(rows)}
 
 
 def note(real: int, synthetic: int, *, mixed: bool) -> str:
