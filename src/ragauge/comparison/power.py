@@ -82,7 +82,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
     correlation = check_number(correlation, "correlation", CORRELATION)
     if effect is not None:
         effect = check_number(effect, "effect", UNIT)
-    ids = [q.id for q in base.queries if new is None or q.id in new.positions]
+    ids = [i for i in base.positions if new is None or i in new.positions]  # read without making the rows
 
     def figures(subset: list[str], m: str) -> MetricPower:
         b = base.column(m, subset)
@@ -95,7 +95,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
 
     metrics = [m for m in base.metrics if new is None or m in new.metrics]
     keep = set(ids)
-    groups = group_by_tag([q for q in base.queries if q.id in keep])
+    groups = group_by_tag([q for q in base.asked if q.id in keep])
     overall = {m: figures(ids, m) for m in metrics}
     by_tag = {t: {m: figures([q.id for q in groups[t]], m) for m in metrics} for t in sorted(groups)}
     meta = {"run": base.meta["run"], "golden": base.meta["golden"], "alpha": alpha, "power": target_power,
