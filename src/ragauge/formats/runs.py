@@ -29,12 +29,15 @@ def read_run_jsonl(path: str | Path) -> Run:
     return Run.from_results(results, meta=meta, source=str(path), format="jsonl")
 
 
-def write_run_jsonl(run: Run | Iterable[QueryResult], path: str | Path) -> None:
-    """Write a run as JSONL, one query a line, replacing ``path`` atomically."""
+def write_run_jsonl(run: Run | Iterable[QueryResult], path: str | Path, *,
+                    meta: Mapping[str, Any] | None = None) -> None:
+    """Write a run as JSONL, one query a line, replacing ``path`` atomically; the ``_meta`` line
+    holds ``meta``, or a Run's own."""
     results = run.results() if isinstance(run, Run) else run
+    header = run.meta if meta is None and isinstance(run, Run) else meta
     with atomic_writer(path, what="run") as fh:
-        if isinstance(run, Run) and run.meta:
-            fh.write(run_line(run.meta))
+        if header:
+            fh.write(run_line(header))
         for r in results:
             fh.write(run_line(r))
 

@@ -15,14 +15,22 @@ from typing import Any
 from ragauge.data.hits import QueryResult
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.formats.runs import read_run_jsonl, write_run_jsonl
+from ragauge.formats.run_lines import jsonl_answers
+from ragauge.formats.runs import write_run_jsonl
 from ragauge.retrieve.resume import differences
 
 SHARED = ("retriever", "settings", "fetch", "fingerprint")
 
 
-def _shard_of(run: Run, path: str) -> dict[str, Any]:
-    shard = run.meta.get("shard")
+def _read(path: str | Path) -> tuple[dict[str, Any], list[QueryResult]]:
+    """A shard file's header and answers, as its lines hold them (no columnar Run)."""
+    meta: dict[str, Any] = {}
+    results = list(jsonl_answers(path, meta))
+    return meta, results
+
+
+def _shard_of(meta: dict[str, Any], path: str) -> dict[str, Any]:
+    shard = meta.get("shard")
     if not isinstance(shard, dict) or not {"index", "count", "golden_hash", "golden_questions"} <= set(shard):
         raise InputError("not a shard of a run: its _meta has no 'shard' record", where=path,
                          hint="merge the files written by: ragauge run ... --shard I/N")
@@ -35,19 +43,19 @@ def merge_shards(paths: Sequence[str | Path], output: str | Path) -> Run:
     ``merged_from``) and return it."""
     if not paths:
         raise InputError("no shard files to merge", hint="ragauge run merge SHARD... -o RUN")
-    runs = [read_run_jsonl(p) for p in paths]
-    shards = [_shard_of(run, str(p)) for run, p in zip(runs, paths)]
-    first, first_path = runs[0], str(paths[0])
+    runs = [_read(p) for p in paths]
+    shards = [_shard_of(meta, str(p)) for (meta, _), p in zip(runs, paths)]
+    first, first_path = runs[0][0], str(paths[0])
     count, golden = shards[0]["count"], shards[0]["golden_hash"]
     seen: dict[int, str] = {}
     owner: dict[str, str] = {}
     results: list[QueryResult] = []
-    for run, shard, path in zip(runs, shards, map(str, paths)):
+    for (header, answers), shard, path in zip(runs, shards, map(str, paths)):
         if shard["count"] != count or shard["golden_hash"] != golden:
             raise InputError(f"shard {shard['index']}/{shard['count']} of golden set {shard['golden_hash'][:19]}... "
                              f"does not belong with {first_path} (shard of {count}, golden set {golden[:19]}...)",
                              where=path, hint="merge the shards of one sharded run")
-        changed = differences({k: first.meta.get(k) for k in SHARED}, {k: run.meta.get(k) for k in SHARED})
+        changed = differences({k: first.get(k) for k in SHARED}, {k: header.get(k) for k in SHARED})
         if changed:
             raise InputError(f"made differently from {first_path}: " + "; ".join(changed), where=path,
                              hint="every shard must use the same --retriever, settings, --fetch and index")
@@ -55,7 +63,7 @@ def merge_shards(paths: Sequence[str | Path], output: str | Path) -> Run:
             raise InputError(f"shard {shard['index']}/{count} is also {seen[shard['index']]}", where=path,
                              hint="give each shard once")
         seen[shard["index"]] = path
-        for r in run.results():
+        for r in answers:
             if r.id in owner:
                 raise InputError(f"question {r.id!r} is also in {owner[r.id]}", where=path,
                                  hint="shards of one run never share a question: are these two runs?")
@@ -68,8 +76,7 @@ def merge_shards(paths: Sequence[str | Path], output: str | Path) -> Run:
     if len(results) != shards[0]["golden_questions"]:
         raise InputError(f"the shards hold {len(results)} questions, the golden set {shards[0]['golden_questions']}",
                          where=first_path, hint="a shard file is incomplete: continue it with --resume")
-    meta = {k: v for k, v in first.meta.items() if k not in ("shard", "golden_hash", "concurrency")}
+    meta = {k: v for k, v in first.items() if k not in ("shard", "golden_hash", "concurrency")}
     meta.update({"golden_hash": golden, "merged_from": [str(p) for p in paths]})
-    merged = Run.from_results(results, meta=meta, source=str(output))
-    write_run_jsonl(merged, output)
-    return merged
+    write_run_jsonl(results, output, meta=meta)  # the shards' lines as read, not through a columnar Run
+    return Run.from_results(results, meta=meta, source=str(output))
