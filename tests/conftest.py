@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -25,3 +26,22 @@ def data_dir() -> Path:
 @pytest.fixture
 def trec_dir() -> Path:
     return DATA / "trec_eval"
+
+
+@pytest.fixture
+def rows_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many rows each call of ``QueryRows.rows`` makes, from the start of the test (``clear()``
+    it to count from a later point): a fresh evaluation makes a row, with its shown documents, each
+    time one is read, and the tests of code that reads rows count how many it makes."""
+    from ragauge.evaluation.rows import QueryRows
+
+    made: list[int] = []
+    real = QueryRows.rows
+
+    def counted(self: QueryRows, numbers: Any) -> Any:
+        made.append(len(numbers))
+        return real(self, numbers)
+
+    monkeypatch.setattr(QueryRows, "rows", counted)
+    return made
+

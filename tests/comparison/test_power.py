@@ -66,7 +66,7 @@ def test_bad_options_are_exit_2(args: list[str], error: str) -> None:
     assert out.exit_code == 2 and error in out.stderr and "Traceback" not in out.output
 
 
-def test_power_reads_the_columns_and_the_questions_without_making_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_power_reads_the_columns_and_the_questions_without_making_rows(rows_made: list[int]) -> None:
     """Power figures need each question's id, tags and values: it made every row of a fresh
     evaluation twice (16,000 rows for 8,000 questions) and reads them from the columns now, with
     the same figures as from the saved results."""
@@ -74,7 +74,6 @@ def test_power_reads_the_columns_and_the_questions_without_making_rows(monkeypat
 
     from ragauge.comparison.power import power_of
     from ragauge.evaluation.result import Evaluation
-    from ragauge.evaluation.rows import QueryRows
     from ragauge.reports.render import render
 
     golden = [{"id": f"q{i}", "query": "x", "relevant": [f"d{i % 9}"], "tags": [f"t{i % 4}"]} for i in range(80)]
@@ -82,14 +81,8 @@ def test_power_reads_the_columns_and_the_questions_without_making_rows(monkeypat
     base, new = (ragauge.evaluate_run(golden, {g["id"]: [f"d{j}" for j in rng.permutation(12)[:5]] for g in golden},
                                       metrics="hit@3,mrr") for _ in range(2))
     saved = [Evaluation.from_dict(json.loads(render(e, "json"))) for e in (base, new)]
-    made: list[int] = []
-    real = QueryRows.rows
-
-    def counted(self: QueryRows, numbers: np.ndarray) -> list:  # type: ignore[type-arg]
-        made.append(len(numbers))
-        return real(self, numbers)
-
-    monkeypatch.setattr(QueryRows, "rows", counted)
+    made = rows_made
+    made.clear()  # from here
     for other, saved_other in ((None, None), (new, saved[1])):
         report = power_of(base, other, effect=0.05)
         assert report.to_dict() == power_of(saved[0], saved_other, effect=0.05).to_dict()

@@ -88,21 +88,13 @@ def test_tag_floors_and_critical_questions(tmp_path: Path) -> None:
     assert "'nope' is not an answerable question" in r.stdout
 
 
-def test_the_gate_makes_each_row_once(baseline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_gate_makes_each_row_once(baseline: Path, rows_made: list[int]) -> None:
     """A fresh evaluation makes a row each time it is read: each of the four metric rules read
     every row (1,552 rows made in all for SciFact's 300 answerable questions); they are made once now."""
-    import numpy as np
 
-    from ragauge.evaluation.rows import QueryRows
 
-    made: list[int] = []
-    real = QueryRows.rows
-
-    def counted(self: QueryRows, numbers: np.ndarray) -> list:  # type: ignore[type-arg]
-        made.append(len(numbers))
-        return real(self, numbers)
-
-    monkeypatch.setattr(QueryRows, "rows", counted)
+    made = rows_made
+    made.clear()  # from here
     r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(baseline), "--config", str(EXAMPLE / "ragauge.toml"))
     assert r.exit_code == 0, r.output
     assert made.count(300) == 1 and sum(made) < 2 * 300  # the rows once, and the misses (classified when scored)

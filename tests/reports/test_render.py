@@ -91,32 +91,17 @@ def _fresh_evaluation() -> Evaluation:
     return evaluate_run(golden, run, metrics="hit@3,mrr")
 
 
-def _counting_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many rows each call of QueryRows.rows makes, from now on."""
-    from ragauge.evaluation.rows import QueryRows
-
-    made: list[int] = []
-    real = QueryRows.rows
-
-    def counted(self: QueryRows, numbers: object) -> list:  # type: ignore[type-arg]
-        made.append(len(numbers))  # type: ignore[arg-type]
-        return real(self, numbers)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(QueryRows, "rows", counted)
-    return made
-
-
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_every_report_makes_each_row_at_most_once(monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+def test_every_report_makes_each_row_at_most_once(rows_made: list[int], fmt: str) -> None:
     """The HTML report read every row of a fresh evaluation six times over (charts, cards, tables),
     each time made again: 6,980 questions took 5.1 s to report, 3.5 s made once."""
     fresh = _fresh_evaluation()
-    made = _counting_rows(monkeypatch)
+    rows_made.clear()  # from here
     render(fresh, fmt)
-    assert sum(made) <= len(fresh.queries)
+    assert sum(rows_made) <= len(fresh.queries)
 
 
-def test_worst_questions_and_tags_are_read_from_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worst_questions_and_tags_are_read_from_the_columns(rows_made: list[int]) -> None:
     """A fresh evaluation's rows are made from its columns when read: picking the worst 15 of
     6,980 made every row (0.4 s of the text report at MS MARCO scale), and so did the tag table;
     now only those 15 are made, in the order (and as the rows) the saved result gives, and the
@@ -127,7 +112,8 @@ def test_worst_questions_and_tags_are_read_from_the_columns(monkeypatch: pytest.
     fresh = _fresh_evaluation()
     saved = Evaluation.from_dict(json.loads(render(fresh, "json")))
     assert isinstance(fresh.queries, QueryRows) and not isinstance(saved.queries, QueryRows)
-    made = _counting_rows(monkeypatch)
+    made = rows_made
+    made.clear()  # from here
     worst = worst_questions(fresh, 15)
     tags = tag_rows(fresh, ci_metrics=("hit@3", "mrr"))
     assert sum(made) == 15  # the tag table made none
