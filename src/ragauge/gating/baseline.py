@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from ragauge._version import __version__
@@ -41,11 +40,11 @@ class Baseline:
     def contract(self) -> dict[str, Any]:
         return dict(self.data["contract"])
 
-    @property
-    def queries(self) -> Mapping[str, dict[str, float]]:
-        """Question id -> its stored values: a read-only view, not a copy (read once per question
-        by the gate's rules, a copy made each time was quadratic in the golden set)."""
-        return MappingProxyType(self.data.get("queries", {}))
+    @cached_property
+    def queries(self) -> dict[str, dict[str, float]]:
+        """Question id -> its stored values: a copy of the record's, made once (the gate's rules read
+        it per question; a copy made on every read was quadratic in the golden set)."""
+        return dict(self.data.get("queries", {}))
 
     @property
     def by_tag(self) -> dict[str, dict[str, float]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_differences
-from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
@@ -77,7 +78,8 @@ class GateResult:
         return cls([RuleOutcome.from_dict(o) for o in d["outcomes"]], dict(d["meta"]))
 
 
-def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> RuleOutcome:
+def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
+                 rules: GateRules) -> RuleOutcome:
     rule = _RULE_TEXT[rules.fail_if].format(m=m, allowed=allowed)
     if m not in base.metrics:
         return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
@@ -87,7 +89,8 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: 
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
                                                   "(no answerable question)")
     stored = base.queries
-    paired = [(q.id, stored[q.id][m], q.values[m]) for q in ev.queries if m in stored.get(q.id, {})]
+    paired = [(qid, stored[qid][m], value) for qid, value in zip(ids, ev.column(m).tolist())
+              if m in stored.get(qid, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
@@ -178,15 +181,17 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
     return out
 
 
-def _floor_rule(tag: str, m: str, floor: float, qs: list[QueryScore]) -> RuleOutcome:
+def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation, ids: Sequence[str], rows: list[int]) -> RuleOutcome:
+    """The tag floor over the rows numbered ``rows`` (the tag's questions), read from the columns."""
     rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
-    if not qs:
+    if not rows:
         return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
-    value = mean_of([q.values[m] for q in qs])
+    values, ranks = ev.column(m).tolist(), ev.first_ranks.tolist()
+    value = mean_of([values[i] for i in rows])
     failed = value < floor - EPS
-    lowest = sorted(qs, key=lambda q: (q.values[m], q.id))[:SHOWN]
-    questions = [{"id": q.id, "now": q.values[m], "first_relevant_rank": q.first_relevant_rank} for q in lowest]
-    return RuleOutcome("tag_floor", rule, not failed, f"tag {tag!r} (n={len(qs)}): {m} = {value:.4f}",
+    lowest = sorted(rows, key=lambda i: (values[i], ids[i]))[:SHOWN]
+    questions = [{"id": ids[i], "now": values[i], "first_relevant_rank": ranks[i] or None} for i in lowest]
+    return RuleOutcome("tag_floor", rule, not failed, f"tag {tag!r} (n={len(rows)}): {m} = {value:.4f}",
                        questions if failed else [])
 
 
@@ -232,9 +237,11 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                          + "; ".join(w.removeprefix(LOUD) for w in too_small),
                          where=rules.source, hint="change the rule as suggested, or set strict_power = false")
     meta["warnings"] += too_small
-    evaluation = evaluation.with_rows_made()  # each metric's rule and the tag floors read every row
-    outcomes = [_metric_rule(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()]
-    groups = group_by_tag(evaluation.queries)
-    outcomes += [_floor_rule(t, m, f, groups.get(t, [])) for t, fl in rules.tag_floors.items() for m, f in fl.items()]
+    # the rules read the columns, not the rows: a fresh evaluation makes a row each time one is read
+    ids = [q.id for q in evaluation.asked]
+    outcomes = [_metric_rule(m, a, evaluation, ids, baseline, rules) for m, a in rules.metrics.items()]
+    groups = group_by_tag(range(len(ids)), evaluation.row_tags.__getitem__)
+    outcomes += [_floor_rule(t, m, f, evaluation, ids, groups.get(t, []))
+                 for t, fl in rules.tag_floors.items() for m, f in fl.items()]
     outcomes += [_critical_rule(q, rules.critical_k, evaluation) for q in rules.critical]
     return GateResult(outcomes, meta)
