@@ -122,3 +122,15 @@ def test_worst_questions_and_tags_are_read_from_the_columns(rows_made: list[int]
     every = worst_questions(saved, 300)
     key = [(q.values["hit@3"], -(q.first_relevant_rank or 10**9), q.id) for q in every]
     assert key == sorted(key) and len({k[:2] for k in key}) < len(key)  # sorted, with ties on value and rank
+
+
+def test_worst_questions_keep_every_row_of_a_saved_result_that_repeats_an_id(evaluation: Evaluation) -> None:
+    """A saved result may hold an id twice (its reader does not refuse it): every row is ranked, as
+    the rows themselves rank (the columns' ids are read row by row, not through a dict)."""
+    d = json.loads(render(evaluation, "json"))
+    d["queries"] = [d["queries"][0], {**d["queries"][1], "id": d["queries"][0]["id"]}, *d["queries"][2:]]
+    saved = Evaluation.from_dict(d)
+    first = saved.metrics[0]
+    order = worst_questions(saved, len(saved.queries))
+    assert len(order) == len(saved.queries) == len(d["queries"])
+    assert order == sorted(saved.queries, key=lambda q: (q.values[first], -(q.first_relevant_rank or 10**9), q.id))

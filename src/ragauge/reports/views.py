@@ -36,9 +36,9 @@ def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
     """The n weakest answerable questions: lowest first metric, then relevant found latest (or never), then id."""
     if not evaluation.metrics or n <= 0:
         return []
-    values = evaluation.column(evaluation.metrics[0]).tolist()  # NaN: the row lacks the metric, read as 0
+    values = evaluation.column(evaluation.metrics[0]).tolist()  # NaN (no value for the metric): read as 0
     ranks = evaluation.first_ranks.tolist()
-    ids = list(evaluation.positions)
+    ids = [q.id for q in evaluation.asked]  # row by row (a saved result may repeat an id)
 
     def key(i: int) -> tuple[float, int, str]:
         value = values[i]
