@@ -165,3 +165,13 @@ def test_each_array_element_and_query_key_is_found_at_its_line(tmp_path: Path) -
         raw = path.read_text(encoding="utf-8")
         drafts, _, _ = read_llamaindex(path)
         assert [d.loc.rpartition(":")[2] for d in drafts] == [str(_line(raw, "queries", k)) for k in keys]
+
+
+def test_a_key_written_raw_then_escaped_later_does_not_move_the_next_keys(tmp_path: Path) -> None:
+    """Each key's line is the earlier of its two spellings (raw and \\u-escaped) after the key before:
+    taking the escaped one first jumped past the keys that follow, to another section."""
+    path = tmp_path / "qa.json"
+    path.write_text('{"queries": {\n"é": "q1?",\n"b": "q2?",\n"c": "q3?"},\n"corpus": {"n": "t"},\n'
+                    '"relevant_docs": {"\\u00e9": ["n"], "b": ["n"], "c": ["n"]}, "mode": "text"}\n', encoding="utf-8")
+    drafts, _, _ = read_llamaindex(path)
+    assert [(d.id, d.loc.rpartition(":")[2]) for d in drafts] == [("é", "2"), ("b", "3"), ("c", "4")]

@@ -42,14 +42,15 @@ def _line(text: str, section: str, key: str) -> int | None:
 
 
 def _key_lines(text: str, section: str, keys: Iterable[str]) -> dict[str, int | None]:
-    """:func:`_line` of each of ``keys``, in the order they are written, in one pass over the text
-    (each key is looked for after the one before it)."""
+    """The line where each of ``keys`` is written inside ``section``, for keys given in the order the
+    file writes them (a JSON object's, as ``json`` reads it): each is looked for after the one before
+    it, in one pass over the text (None: not found there)."""
     at = max(text.find(json.dumps(section)), 0)
     line, counted = 1, 0
     out: dict[str, int | None] = {}
     for key in keys:
         forms = (json.dumps(key), json.dumps(key, ensure_ascii=False))
-        found = next((f for f in (text.find(form, at) for form in forms) if f >= 0), -1)
+        found = min((f for f in (text.find(form, at) for form in forms) if f >= 0), default=-1)  # the earlier spelling
         if found < 0:
             out[key] = None
             continue
