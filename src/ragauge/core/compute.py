@@ -58,7 +58,7 @@ def index_in(values: Any, value_set: Any) -> Any:
 
 
 def is_in(values: Any, value_set: Any) -> Any:
-    """Whether each value is in ``value_set`` (a null: false)."""
+    """Whether each value is in ``value_set`` (a null is when the set holds a null)."""
     return call_function("is_in", [values], SetLookupOptions(value_set))
 
 

@@ -38,9 +38,9 @@ def _shard_of(meta: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def merge_shards(paths: Sequence[str | Path], output: str | Path) -> Run:
-    """Check the shard files ``paths`` (see the module docstring), write their union to ``output``
-    (atomically; the header is the first shard's without its ``shard`` record, plus
-    ``merged_from``) and return it."""
+    """Check the shard files ``paths`` (see the module docstring), write their answers to ``output``
+    as the shards hold them (atomically; the header is the first shard's without its ``shard`` and
+    ``concurrency``, plus ``merged_from``) and return the merged run as read from them."""
     if not paths:
         raise InputError("no shard files to merge", hint="ragauge run merge SHARD... -o RUN")
     runs = [_read(p) for p in paths]
