@@ -41,14 +41,14 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     from ragauge.config import find_config
     from ragauge.errors import InputError
     from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import read_run
+    from ragauge.formats.runs import run_source
     from ragauge.gating.config import load_rules
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
     rules = load_rules(config_path or find_config())
     if spec is None:
-        return load_golden(golden), read_run(run_path), rules, fetch  # type: ignore[arg-type]
+        return load_golden(golden), run_source(run_path), rules, fetch  # type: ignore[arg-type]
     from ragauge.cli.run import execute
 
     depth = fetch or 20

@@ -36,7 +36,7 @@ from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.formats.golden import as_golden
-from ragauge.formats.runs import RunStream, as_run, run_source
+from ragauge.formats.runs import RunStream, scored_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
@@ -101,8 +101,7 @@ def evaluate_run(
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
-    the_run = run_source(run) if isinstance(run, (str, Path)) else run if isinstance(run, RunStream) else as_run(run)
-    return score_run(as_golden(golden), the_run,
+    return score_run(as_golden(golden), scored_run(run),
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
                                  corpus, mix_synthetic, tokenizer))
 

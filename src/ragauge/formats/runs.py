@@ -144,6 +144,14 @@ def run_source(path: str | Path, format: str = "auto") -> Run | RunStream:
     return RunStream(path, format) if streams(path) and path.is_file() else read_run(path, format)
 
 
+def scored_run(value: Run | RunStream | str | Path | Mapping[str, Any]) -> Run | RunStream:
+    """What scoring reads of a run given any way :func:`as_run` takes, or a RunStream: a run file by
+    :func:`run_source` (a large one in blocks), the rest as :func:`as_run` makes it."""
+    if isinstance(value, (str, Path)):
+        return run_source(value)
+    return value if isinstance(value, RunStream) else as_run(value)
+
+
 def as_run(value: Run | str | Path | Mapping[str, Any]) -> Run:
     """A Run from what a user has at hand: a Run, a run file's path, or plain Python data —
     ``{qid: [doc_id, ...]}`` (ranked lists) or ``{qid: {doc_id: score}}`` (the dicts pytrec_eval

@@ -13,7 +13,7 @@ from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
 from ragauge.formats.golden import as_golden
-from ragauge.formats.runs import as_run
+from ragauge.formats.runs import RunStream, scored_run
 from ragauge.gating.baseline import Baseline, read_baseline, write_baseline
 from ragauge.gating.check import GateResult, check_gate
 from ragauge.gating.config import GateRules, load_rules
@@ -25,7 +25,8 @@ def _rules(rules: GateRules | str | Path | None) -> GateRules:
     return rules if isinstance(rules, GateRules) else load_rules(None if rules is None else Path(rules))
 
 
-def _evaluate(golden: GoldenSet, run: Run, rules: GateRules, extra: list[str], options: EvalOptions) -> Evaluation:
+def _evaluate(golden: GoldenSet, run: Run | RunStream, rules: GateRules, extra: list[str],
+              options: EvalOptions) -> Evaluation:
     metrics = list(dict.fromkeys([*rules.needed_metrics, *extra]))
     return score_run(golden, run, replace(options, metrics=metrics))
 
@@ -34,7 +35,8 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
          fetch: int | None = None, doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
          unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
          tokenizer: str | None = None) -> GateResult:
-    """Evaluate ``run`` (a run file, a Run or ``{qid: [doc]}`` data) against ``golden`` on the gated
+    """Evaluate ``run`` (a run file, a large one read in blocks in bounded memory as ``evaluate_run``
+    reads it; a Run or ``{qid: [doc]}`` data) against ``golden`` on the gated
     metrics and the baseline's, and check it against the baseline file under ``rules`` (GateRules,
     a config file path, or None for the defaults: a 0.02 drop of hit@5, recall@5, mrr, ndcg@5).
     ``result.passed`` says whether every rule held; nothing is raised for a failed rule. ``unjudged``
@@ -44,7 +46,7 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
     found: Baseline = read_baseline(Path(baseline))
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                           corpus=corpus, tokenizer=tokenizer)
-    evaluation = _evaluate(as_golden(golden), as_run(run), rules, list(found.metrics), options)
+    evaluation = _evaluate(as_golden(golden), scored_run(run), rules, list(found.metrics), options)
     return check_gate(evaluation, found, rules)
 
 
@@ -63,5 +65,5 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     rules = _rules(rules)
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                           corpus=corpus, tokenizer=tokenizer)
-    evaluation = _evaluate(as_golden(golden), as_run(run), rules, [], options)
+    evaluation = _evaluate(as_golden(golden), scored_run(run), rules, [], options)
     return write_baseline(Path(baseline), evaluation, rules, reason=reason, accept_drop=accept_drop)
