@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ragauge.core import compute as pc
-from ragauge.core.arrow import hash64, strings
+from ragauge.core.arrow import hash64, strings, take
 from ragauge.core.background import start
+from ragauge.core.grouping import group_rows
 from ragauge.errors import InputError
 from ragauge.formats.blocks import streams, trec_run_blocks
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
@@ -58,8 +58,17 @@ def evaluate_trec(qrels: Qrels, run: TrecRun | Iterable[TrecRun], options: TrecE
     whole run, or its blocks (``formats.blocks.trec_run_blocks``: each holds every row of its
     queries; a query in two blocks is answered by the later one): the output is the same."""
     measures, unsupported = select(options.measures)
-    judged_ids = set(pc.unique(qrels.qid).to_pylist())
-    judgements = Judgements(qrels.qid, qrels.docno, qrels.rel.astype(np.float64))
+    grades = qrels.rel.astype(np.float64)
+    judgements = Judgements(qrels.qid, qrels.docno, grades)
+    by_query = group_rows(qrels.qid)  # each query's judgements, found once: a block reads only its own
+    where = {q: i for i, q in enumerate(by_query.ids)}
+    judged_ids = set(where)
+
+    def judgements_of(ids: list[str]) -> Judgements:
+        at = np.fromiter((where[q] for q in ids), dtype=np.int64, count=len(ids))
+        rows = by_query.rows(by_query.starts[at], by_query.lengths[at])
+        return Judgements(take(qrels.qid, rows), take(qrels.docno, rows), grades[rows])
+
     parts: list[Part] = []
     run_ids: dict[str, None] = {}
     pending: dict[str, DuplicateDocument] = {}  # the first duplicate of each block, by query
@@ -74,7 +83,7 @@ def evaluate_trec(qrels: Qrels, run: TrecRun | Iterable[TrecRun], options: TrecE
             del pending[q]  # this block holds all of the query's rows: it decides
         ids = sorted(judged_ids.intersection(grouping.ids), key=_utf8)
         try:
-            rankings, info = build_rankings(ids, grouping, block.docno, judgements, rel_level=options.rel_level,
+            rankings, info = build_rankings(ids, grouping, block.docno, judgements_of(ids), rel_level=options.rel_level,
                                             depth=options.max_docs, duplicates="error", source=block.source,
                                             fingerprints=fingerprints)
         except DuplicateDocument as exc:
