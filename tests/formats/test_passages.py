@@ -66,3 +66,46 @@ def test_an_empty_passage_is_refused() -> None:
     with pytest.raises(InputError, match="an empty context") as err:
         resolve([Draft("q1", "?", "f:4", {}, (" \n",))])
     assert err.value.where == "f:4"
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+@given(st.lists(st.text(alphabet="ab é\n", min_size=0, max_size=60), min_size=1, max_size=5), st.data())
+def test_find_all_agrees_with_find_on_every_passage(block: int, texts: list[str], data: st.DataObject) -> None:
+    """find_all reads the corpus once for every passage (hashed 16-byte windows, the places found
+    compared whole), where find scanned it once per passage: the same documents, in the same order,
+    whatever the block the windows are hashed in; passages cut from the documents (found), across
+    two of them (never found), shorter than the anchor, multi-byte."""
+    import ragauge.formats.passages as passages
+
+    docs = [(f"d{i}", t) for i, t in enumerate(texts)]
+    joined = "\x00".join(" ".join(t.split()) for _, t in docs)
+    cuts = data.draw(st.lists(st.tuples(st.integers(0, len(joined)), st.integers(0, 40)), max_size=8))
+    wanted = [joined[a:a + n] for a, n in cuts] + data.draw(st.lists(st.text(alphabet="ab é", max_size=20), max_size=3))
+    index = PassageIndex(docs)
+    old = passages._BLOCK, passages.ONE_PASS
+    passages._BLOCK, passages.ONE_PASS = block, 0  # one reading, however few the passages
+    try:
+        got = index.find_all(wanted)
+    finally:
+        passages._BLOCK, passages.ONE_PASS = old
+    assert got == {" ".join(p.split()): index.find(p) for p in wanted}
+
+
+def test_resolve_finds_many_long_passages_in_one_reading() -> None:
+    docs = [(f"doc{i}", f"Section {i}. " + " ".join(f"word{i}x{j}" for j in range(40))) for i in range(300)]
+    drafts = [Draft(f"q{i}", "?", f"f:{i}", {}, (" ".join(f"word{i}x{j}" for j in range(5, 15)),)) for i in range(300)]
+    got = resolve(drafts, PassageIndex(docs))
+    assert [dict(q.relevant) for q in got.queries] == [{f"doc{i}": 1} for i in range(300)]
+
+
+def test_find_all_names_a_document_once_however_often_it_holds_the_passage(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragauge.formats.passages as passages
+
+    long = "renew the certificate in the portal"
+    docs = [("a", f"{long}. Then {long} again."), ("b", "nothing here at all, not a thing"), ("c", f"x {long}"),
+            ("d", f"{long}"), ("e", "renew the certificate in the porta")]
+    index = PassageIndex(docs)
+    monkeypatch.setattr(passages, "ONE_PASS", 0)
+    got = index.find_all([long, "  renew the  certificate\nin the portal ", "the certificate in the portal. Then"])
+    assert got == {long: ["a", "c", "d"], "the certificate in the portal. Then": ["a"]}
+    assert got[long] == index.find(long)
