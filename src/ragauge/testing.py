@@ -36,7 +36,7 @@ def assert_no_regression(
     from ragauge.config import find_config
     from ragauge.data.run import Run
     from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import read_run
+    from ragauge.formats.runs import RunStream, scored_run
     from ragauge.gating.config import load_rules
     from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate_text
@@ -48,10 +48,10 @@ def assert_no_regression(
     if retrieve is not None:
         from ragauge.retrieve.live import run_retriever
 
-        the_run: Run = run_retriever(golden_set, retrieve, fetch=fetch or 20)
+        the_run: Run | RunStream = run_retriever(golden_set, retrieve, fetch=fetch or 20)
         fetch = fetch or 20
     else:
-        the_run = read_run(run)  # type: ignore[arg-type]
+        the_run = scored_run(run)  # type: ignore[arg-type]  # a large file in blocks, as the gate reads it
     result = gate(golden_set, the_run, baseline, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
                   doc_id_pattern=doc_id_pattern, unjudged=unjudged)
     if not result.passed:

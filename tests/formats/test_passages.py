@@ -109,3 +109,16 @@ def test_find_all_names_a_document_once_however_often_it_holds_the_passage(monke
     got = index.find_all([long, "  renew the  certificate\nin the portal ", "the certificate in the portal. Then"])
     assert got == {long: ["a", "c", "d"], "the certificate in the portal. Then": ["a"]}
     assert got[long] == index.find(long)
+
+
+def test_find_all_counts_documents_by_place_and_takes_any_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two documents under one id are two documents, as find counts them; a lone surrogate (a str
+    Python holds, which UTF-8 cannot encode) is compared as find compares it, not an error."""
+    import ragauge.formats.passages as passages
+
+    monkeypatch.setattr(passages, "ONE_PASS", 0)
+    long = "the quick brown fox jumps"
+    index = PassageIndex([("x", long), ("x", f"{long} again"), ("s", f"odd \ud800 {long} \ud800 end")])
+    for wanted in ([long], ["\ud800"], [f"\ud800 {long} \ud800"], [f"{long} \udfff"]):
+        assert index.find_all(wanted) == {p: index.find(p) for p in wanted}
+    assert index.find_all([long])[long] == ["x", "x", "s"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import ragauge
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
 from ragauge.gating.config import load_rules
@@ -336,3 +337,27 @@ def test_the_gate_streams_a_large_run_file_as_eval_does(baseline: Path, tmp_path
     record = gating.update_baseline(GOLDEN, GOOD, tmp_path / "b.json", reason="streamed", rules=config)
     assert record["metrics"] == json.loads(baseline.read_text())["metrics"]
     assert seen == [RunStream] * 3
+
+
+def test_a_result_without_a_gated_value_is_refused_not_passed(baseline: Path, tmp_path: Path) -> None:
+    """A rule reads each question's value from the result's columns, where a question without a
+    value reads NaN, and a comparison with NaN is False: a tag floor passed on it. It is an error
+    naming the question."""
+    from ragauge.evaluation.result import Evaluation
+    from ragauge.gating.baseline import read_baseline
+    from ragauge.gating.check import check_gate
+    from ragauge.gating.config import load_rules
+    from ragauge.reports.render import render
+
+    rules = tmp_path / "floors.toml"
+    rules.write_text('[gate]\nmetrics = { "mrr" = 0.02 }\ntag_floors = { x = { "mrr" = 0.0 } }\n')
+    golden = [{**json.loads(line), "tags": ["x"]} for line in Path(GOLDEN).read_text().splitlines()]
+    fresh = ragauge.evaluate_run(golden, GOOD, metrics=list(read_baseline(baseline).metrics),
+                                 k=read_baseline(baseline).contract["k"])
+    d = json.loads(render(fresh, "json"))
+    del d["queries"][4]["mrr"]
+    broken = Evaluation.from_dict(d)
+    base = read_baseline(baseline)
+    base = type(base)({**base.data, "golden_hash": broken.meta["golden"]["hash"]}, base.path)
+    with pytest.raises(InputError, match=f"question {d['queries'][4]['id']!r} has no value of mrr"):
+        check_gate(broken, base, load_rules(rules))

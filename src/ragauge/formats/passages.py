@@ -118,7 +118,7 @@ class PassageIndex:
         out: dict[str, list[str]] = {}
         by_anchor: dict[bytes, list[tuple[str, bytes]]] = {}
         for text in {normalise_passage(p) for p in passages}:
-            encoded = text.encode("utf-8")
+            encoded = text.encode("utf-8", "surrogatepass")  # any str: as str.find compares them
             if len(encoded) < ANCHOR or "\x00" in text:
                 out[text] = self.find(text)
             else:
@@ -127,14 +127,15 @@ class PassageIndex:
         if not by_anchor or sum(map(len, by_anchor.values())) < ONE_PASS:
             out.update((text, self.find(text)) for group in by_anchor.values() for text, _ in group)
             return out
-        corpus = self.joined.encode("utf-8")
+        corpus = self.joined.encode("utf-8", "surrogatepass")
         starts = [0]  # each document's first byte in ``corpus``
         for a, b in zip(self.starts, self.starts[1:]):
-            starts.append(starts[-1] + len(self.joined[a:b].encode("utf-8")))
+            starts.append(starts[-1] + len(self.joined[a:b].encode("utf-8", "surrogatepass")))
         anchors = np.frombuffer(b"".join(by_anchor), dtype=np.uint8)
         wanted = np.unique(_rolling_hashes(anchors)[::ANCHOR])  # the windows that are the anchors
         data = np.frombuffer(corpus, dtype=np.uint8)
         last = len(corpus) - ANCHOR + 1  # windows start at 0 .. last - 1
+        last_doc: dict[str, int] = {}
         for lo in range(0, max(last, 0), _BLOCK):
             hi = min(lo + _BLOCK, last)
             hashes = _rolling_hashes(data[lo:hi + ANCHOR - 1])
@@ -142,10 +143,10 @@ class PassageIndex:
             for pos in (lo + np.flatnonzero(wanted[at] == hashes)).tolist():
                 for text, whole in by_anchor.get(corpus[pos:pos + ANCHOR], ()):
                     if corpus.startswith(whole, pos):
-                        doc = self.ids[bisect.bisect_right(starts, pos) - 1]
-                        found = out[text]
-                        if not found or found[-1] != doc:  # each document once, in corpus order
-                            found.append(doc)
+                        doc = bisect.bisect_right(starts, pos) - 1
+                        if last_doc.get(text) != doc:  # each document once, in corpus order
+                            last_doc[text] = doc
+                            out[text].append(self.ids[doc])
         return out
 
 

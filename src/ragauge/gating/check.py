@@ -78,6 +78,17 @@ class GateResult:
         return cls([RuleOutcome.from_dict(o) for o in d["outcomes"]], dict(d["meta"]))
 
 
+def _values(ev: Evaluation, m: str, ids: Sequence[str]) -> list[float]:
+    """Every row's value of ``m``; InputError naming the first question without one (a rule would
+    pass on it: a comparison with NaN is False). A result that ``gate`` scores has them all."""
+    values: list[float] = ev.column(m).tolist()
+    missing = next((qid for qid, v in zip(ids, values) if v != v), None)
+    if missing is not None:
+        raise InputError(f"question {missing!r} has no value of {m} to gate",
+                         hint="gate a result scored on every gated metric (ragauge gate scores the run itself)")
+    return values
+
+
 def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
                  rules: GateRules) -> RuleOutcome:
     rule = _RULE_TEXT[rules.fail_if].format(m=m, allowed=allowed)
@@ -89,8 +100,7 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
                                                   "(no answerable question)")
     stored = base.queries
-    paired = [(qid, stored[qid][m], value) for qid, value in zip(ids, ev.column(m).tolist())
-              if m in stored.get(qid, {})]
+    paired = [(qid, stored[qid][m], value) for qid, value in zip(ids, _values(ev, m, ids)) if m in stored.get(qid, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
@@ -186,7 +196,7 @@ def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation, ids: Sequence[st
     rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
     if not rows:
         return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
-    values, ranks = ev.column(m).tolist(), ev.first_ranks.tolist()
+    values, ranks = _values(ev, m, ids), ev.first_ranks.tolist()
     value = mean_of([values[i] for i in rows])
     failed = value < floor - EPS
     lowest = sorted(rows, key=lambda i: (values[i], ids[i]))[:SHOWN]
