@@ -174,6 +174,27 @@ def test_the_server_listens_on_loopback_only_and_guards_real_requests(session: J
         server.stop()
 
 
+def test_the_printed_url_answers_at_once_a_request_made_before_serving_waits_for_it(session: JudgeSession,
+                                                                                   ) -> None:
+    import socket
+
+    token = new_token()
+    server = JudgeServer(create_app(session, token), token)
+    # the URL is printed (and the browser opened) before run(): a connection made then is queued, not refused
+    early = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    try:
+        early.sendall(f"GET /api/progress HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Ragauge-Token: {token}\r\n"
+                      "Connection: close\r\n\r\n".encode())
+        server.start()
+        reply = b""
+        while chunk := early.recv(65536):
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200") and b'"graded"' in reply
+    finally:
+        early.close()
+        server.stop()
+
+
 def test_an_adjudication_page_shows_the_disputed_candidates_with_the_grades(paths: dict[str, Path]) -> None:
     from ragauge.data.judgements import Judgement
     from ragauge.formats.judgements import append_judgement

@@ -222,8 +222,9 @@ def create_app(session: JudgeSession, token: str, *,
 
 
 class JudgeServer:
-    """uvicorn serving ``app`` on a socket it binds on 127.0.0.1 with a port the system picks (free).
-    :meth:`run` serves until Ctrl-C; :meth:`start` / :meth:`stop` serve from a thread (tests)."""
+    """uvicorn serving ``app`` on a socket it binds on 127.0.0.1 with a port the system picks (free),
+    listening from construction so :attr:`url` answers as soon as it is known. :meth:`run` serves until
+    Ctrl-C; :meth:`start` / :meth:`stop` serve from a thread (tests)."""
 
     def __init__(self, app: Any, token: str) -> None:
         import socket
@@ -234,6 +235,7 @@ class JudgeServer:
             raise MissingExtra("uvicorn", "judge", "the judging page") from None
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(128)  # the URL is shown (and opened) before run(): queue what comes before it serves
         self.host, self.port = self.socket.getsockname()[:2]
         self.url = f"http://127.0.0.1:{self.port}/?token={token}"
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", proxy_headers=False,
