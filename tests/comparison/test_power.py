@@ -88,3 +88,19 @@ def test_power_reads_the_columns_and_the_questions_without_making_rows(rows_made
         assert report.to_dict() == power_of(saved[0], saved_other, effect=0.05).to_dict()
         assert set(report.by_tag) == {"t0", "t1", "t2", "t3"}
     assert made == []
+
+
+def test_a_saved_result_that_repeats_an_id_counts_every_row_overall_as_in_its_tags() -> None:
+    """A saved result may hold an id twice (its reader does not refuse it): the overall figures
+    count every row, as the per-tag figures do (the ids are read row by row, not through a dict)."""
+    from ragauge.comparison.power import power_of
+    from ragauge.evaluation.result import Evaluation
+    from ragauge.reports.render import render
+
+    golden = [{"id": f"q{i}", "query": "x", "relevant": [f"d{i % 3}"], "tags": ["all"]} for i in range(12)]
+    run = {g["id"]: [f"d{(i + j) % 5}" for j in range(4)] for i, g in enumerate(golden)}
+    d = json.loads(render(ragauge.evaluate_run(golden, run, metrics="mrr"), "json"))
+    d["queries"] = [d["queries"][0], {**d["queries"][1], "id": d["queries"][0]["id"]}, *d["queries"][2:]]
+    saved = Evaluation.from_dict(d)
+    report = power_of(saved)
+    assert report.metrics["mrr"].n == report.by_tag["all"]["mrr"].n == len(saved.queries) == 12

@@ -82,7 +82,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
     correlation = check_number(correlation, "correlation", CORRELATION)
     if effect is not None:
         effect = check_number(effect, "effect", UNIT)
-    ids = [i for i in base.positions if new is None or i in new.positions]  # read without making the rows
+    ids = [i for i in base.row_ids if new is None or i in new.positions]  # read without making the rows
 
     def figures(subset: list[str], m: str) -> MetricPower:
         b = base.column(m, subset)

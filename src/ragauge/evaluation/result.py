@@ -183,12 +183,17 @@ class Evaluation:
                                count=len(self.queries)) for m in self.metrics}
 
     @cached_property
-    def positions(self) -> dict[str, int]:
-        """Question id -> its row in ``queries`` (answerable questions, golden order)."""
+    def row_ids(self) -> list[str]:
+        """Each row's question id, in order, without making the rows (a saved result may hold an id
+        twice: both rows are here, where ``positions`` keeps one)."""
         from ragauge.evaluation.rows import QueryRows
 
-        ids = self.queries.ids if isinstance(self.queries, QueryRows) else [q.id for q in self.queries]
-        return {qid: i for i, qid in enumerate(ids)}
+        return self.queries.ids if isinstance(self.queries, QueryRows) else [q.id for q in self.queries]
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Question id -> its row in ``queries`` (answerable questions, golden order)."""
+        return {qid: i for i, qid in enumerate(self.row_ids)}
 
     def column(self, metric: str, ids: Sequence[str] | None = None) -> np.ndarray:
         """The per-question values of ``metric`` as a float64 array: every answerable question in

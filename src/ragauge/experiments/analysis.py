@@ -63,7 +63,7 @@ def significant(d: MetricDelta, alpha: float) -> bool:
 def shared_questions(measured: Sequence[Measured]) -> list[str]:
     """The answerable questions every configuration was scored on, in the golden set's order."""
     first = measured[0].evaluation
-    return [qid for qid in first.positions if all(qid in m.evaluation.positions for m in measured[1:])]
+    return [qid for qid in first.row_ids if all(qid in m.evaluation.positions for m in measured[1:])]
 
 
 def table(plan: SweepPlan, measured: Sequence[Measured], ids: Sequence[str]) -> list[ConfigRow]:

@@ -248,7 +248,7 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                          where=rules.source, hint="change the rule as suggested, or set strict_power = false")
     meta["warnings"] += too_small
     # the rules read the columns, not the rows: a fresh evaluation makes a row each time one is read
-    ids = [q.id for q in evaluation.asked]
+    ids = evaluation.row_ids
     outcomes = [_metric_rule(m, a, evaluation, ids, baseline, rules) for m, a in rules.metrics.items()]
     groups = group_by_tag(range(len(ids)), evaluation.row_tags.__getitem__)
     outcomes += [_floor_rule(t, m, f, evaluation, ids, groups.get(t, []))

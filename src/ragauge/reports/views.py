@@ -38,7 +38,7 @@ def worst_questions(evaluation: Evaluation, n: int = WORST) -> list[QueryScore]:
         return []
     values = evaluation.column(evaluation.metrics[0]).tolist()  # NaN (no value for the metric): read as 0
     ranks = evaluation.first_ranks.tolist()
-    ids = [q.id for q in evaluation.asked]  # row by row (a saved result may repeat an id)
+    ids = evaluation.row_ids  # row by row (a saved result may repeat an id)
 
     def key(i: int) -> tuple[float, int, str]:
         value = values[i]
