@@ -64,6 +64,29 @@ def returned_dict(doc_id: str, rank: int, grade: float | None, score: float | No
     return out
 
 
+def score_dict(qid: str, query: str, tags: Sequence[str], values: Mapping[str, float], first: int | None,
+               relevant: dict[str, float], top: list[dict[str, Any]], n_hits: int, n_unique: int, folded: int,
+               status: str, error: str | None, latency_ms: float | None, cost: float | None,
+               extra: Mapping[str, Any], failure: Failure | None) -> dict[str, Any]:
+    """A row as a result's JSON holds it (``QueryScore.to_dict``; ``top`` as ``returned_dict``
+    makes each): error, latency, cost, extra and failure only when there. Also made straight from
+    an evaluation's columns (``QueryRows.dicts``)."""
+    out: dict[str, Any] = {"id": qid, "query": query, "tags": list(tags), **values, "first_relevant_rank": first,
+                           "relevant": relevant, "top": top, "n_hits": n_hits, "n_unique": n_unique, "folded": folded,
+                           "status": status}
+    if error is not None:
+        out["error"] = error
+    if latency_ms is not None:
+        out["latency_ms"] = latency_ms
+    if cost is not None:
+        out["cost"] = cost
+    if extra:
+        out["extra"] = dict(extra)
+    if failure is not None:
+        out["failure"] = failure.to_dict()
+    return out
+
+
 @dataclass(frozen=True)
 class QueryScore:
     """One question's values and what came back for it.
@@ -105,22 +128,9 @@ class QueryScore:
         return rank is not None and (k is None or rank <= k)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "query": self.query, "tags": list(self.tags)}
-        out.update(self.values)
-        out.update({
-            "first_relevant_rank": self.first_relevant_rank,
-            "relevant": self.relevant,
-            "top": list(map(Returned.to_dict, self.top)),
-            "n_hits": self.n_hits, "n_unique": self.n_unique, "folded": self.folded, "status": self.status,
-        })
-        for key in ("error", "latency_ms", "cost"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        if self.extra:
-            out["extra"] = self.extra
-        if self.failure is not None:
-            out["failure"] = self.failure.to_dict()
-        return out
+        return score_dict(self.id, self.query, self.tags, self.values, self.first_relevant_rank, self.relevant,
+                          list(map(Returned.to_dict, self.top)), self.n_hits, self.n_unique, self.folded, self.status,
+                          self.error, self.latency_ms, self.cost, self.extra, self.failure)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], metrics: list[str]) -> QueryScore:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
-from ragauge.evaluation.result import QueryScore, Returned, returned_dict
+from ragauge.evaluation.result import QueryScore, Returned, returned_dict, score_dict
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -142,17 +142,9 @@ class QueryRows(Sequence[QueryScore]):
                 grades = self._grades(item)
                 top = list(map(returned_dict, shown, range(1, len(shown) + 1), map(grades.get, shown), scores))
                 qid = item.id
-                row = {"id": qid, "query": item.query, "tags": list(item.tags), **values,
-                       "first_relevant_rank": first, "relevant": dict(item.relevant), "top": top,
-                       "n_hits": counts[0], "n_unique": counts[1], "folded": counts[2], "status": status}
-                for key, column in (("error", self.errors), ("latency_ms", self.latency), ("cost", self.cost)):
-                    if (value := column.get(qid)) is not None:
-                        row[key] = value
-                if item.extra:
-                    row["extra"] = dict(item.extra)
-                if (failure := self.failures.get(i)) is not None:
-                    row["failure"] = failure.to_dict()
-                yield row
+                yield score_dict(qid, item.query, item.tags, values, first, dict(item.relevant), top, *counts, status,
+                                 self.errors.get(qid), self.latency.get(qid), self.cost.get(qid), item.extra,
+                                 self.failures.get(i))
 
     def _grades(self, item: GoldenQuery) -> dict[str, float]:
         """A shown document's grade: the question's label, 0 for a chunk outside a labelled span."""
