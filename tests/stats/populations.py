@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-KINDS = ("recall@5", "rr", "ndcg", "skewed rr", "hit")
+KINDS = ("recall@5", "rr", "ndcg", "skewed rr", "hit", "rare changes", "skewed null")
 SIZE = 200_000
 
 
@@ -44,6 +44,20 @@ def population(kind: str, seed: int = 1, shift: float = 0.3) -> tuple[np.ndarray
         b = np.where(rb <= 10, 1.0 / rb, 0.0)
         rn = np.where(rng.random(SIZE) < 0.5, np.maximum(1, rb - 1), rb)
         n = np.where(rng.random(SIZE) < 0.06, 0.0, np.where(rn <= 10, 1.0 / rn, 0.0))
+    elif kind == "rare changes":  # most questions tied; 6 % move by 0.3-0.7, mostly up
+        b = _sigmoid(a + rng.normal(0, 0.7, SIZE))
+        move = rng.random(SIZE) < 0.06
+        step = rng.uniform(0.3, 0.7, SIZE) * np.where(rng.random(SIZE) < 0.7, 1.0, -1.0)
+        n = np.clip(np.where(move, b + step, b), 0.0, 1.0)
+    elif kind == "skewed null":  # mean difference exactly 0, but many small gains and rare large losses
+        b = _sigmoid(a + rng.normal(0, 0.7, SIZE))
+        loss = rng.random(SIZE) < 0.05
+        d = np.where(loss, -0.6, 0.0)
+        d = np.where(~loss & (rng.random(SIZE) < 0.6), 0.05, d)
+        d = d - d.mean() * (d > 0) / max(float((d > 0).mean()), 1e-12)  # shift the gains: mean 0 exactly
+        n = b + d
+        lo, hi = np.minimum(b, n).min(), np.maximum(b, n).max()
+        b, n = (b - lo) / (hi - lo), (n - lo) / (hi - lo)
     else:
         raise ValueError(kind)
     return b, n

@@ -25,8 +25,8 @@ from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import parse_metrics
 from ragauge.stats.holm import holm
-from ragauge.stats.paired import EPS, paired_test
-from ragauge.stats.power import DEFAULT_POWER, min_questions, minimum_detectable_effect, noise_sd
+from ragauge.stats.paired import EPS, METHOD, paired_test
+from ragauge.stats.power import DEFAULT_POWER, Differences, min_questions, minimum_detectable_effect
 
 
 def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden: bool) -> list[str]:
@@ -54,14 +54,12 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
 
 def _verdict(d: MetricDelta, alpha: float, tests: int) -> str:
     """The verdict in words. A change is claimed only when the test is significant after Holm's
-    correction, and never from fewer changed questions than any exact test needs at ``alpha``."""
+    correction over its family; the words say how many questions moved."""
     if d.n == 0:
         return "no questions to compare"
     changed = d.better + d.worse
     if changed == 0:
         return "no question changed"
-    if changed < min_questions(alpha):
-        return f"too few changed questions ({changed}) to tell a change from noise"
     if d.p_value >= alpha:
         return "no evidence of a change"
     direction = "better" if d.diff > 0 else "worse"
@@ -73,12 +71,12 @@ def _verdict(d: MetricDelta, alpha: float, tests: int) -> str:
 def paired_delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
     """The paired test of one metric (new - base) on one set of questions, as :func:`compare`
     reports it before any correction (``p_adjusted`` is the raw p-value, no verdict yet: see
-    :func:`holm_family`), with its minimum detectable effect (``stats.power.noise_sd``: from the
-    observed differences, or the base run's spread when no question changed)."""
+    :func:`holm_family`), with the minimum detectable effect of that very test, simulated from the
+    observed differences (the base run's values when no question changed: ``Differences.best``)."""
     test = paired_test(b, n, confidence=1.0 - alpha)
     mde = None
     if test.n > 1:
-        mde = minimum_detectable_effect(noise_sd(test.n, test.sd_diff, float(np.std(b, ddof=1))), test.n, alpha)
+        mde = minimum_detectable_effect(Differences.best(test.n, test.differences, b), test.n, alpha)
     return MetricDelta(test.n, test.base, test.new, test.diff, test.ci, test.p_value, test.p_value, test.better,
                        test.worse, test.tied, "", test.method, mde)
 
@@ -153,16 +151,20 @@ def compare(
         dropped |= n - b < -EPS
     pairs = [(base.queries[rows_b[j]], new.queries[rows_n[j]]) for j in np.flatnonzero(dropped)]
 
-    tested = [(None, m) for m in names] + [(t, m) for t in tags for m in names]
-    settled = holm_family([(overall[m] if t is None else by_tag[t][m]) for t, m in tested], alpha)
-    for (t, m), d in zip(tested, settled):
-        (overall if t is None else by_tag[t])[m] = d
+    # two families: the overall metrics (the headline), then every tag x metric, each Holm-corrected
+    # on its own so that many tags never weaken the headline verdict
+    overall = dict(zip(names, holm_family([overall[m] for m in names], alpha)))
+    tested = [(t, m) for t in tags for m in names]
+    for (t, m), d in zip(tested, holm_family([by_tag[t][m] for t, m in tested], alpha)):
+        by_tag[t][m] = d
 
     meta = {
         "base": {"run": base.meta["run"], "golden": base.meta["golden"]},
         "new": {"run": new.meta["run"], "golden": new.meta["golden"]},
         "contract": base.meta["contract"], "metrics": names, "alpha": alpha, "confidence": 1.0 - alpha,
-        "power": DEFAULT_POWER, "paired_questions": len(ids), "correction": "holm over metrics x (overall + tags)",
+        "power": DEFAULT_POWER, "paired_questions": len(ids),
+        "correction": "holm over the metrics; holm over tags x metrics apart",
+        "method": METHOD,
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta, pattern_changes(base, new, ids))

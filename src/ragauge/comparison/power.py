@@ -1,8 +1,9 @@
 """How much a golden set can tell: the minimum detectable effect and the questions an effect needs.
 
-``power`` works from one evaluated run (the spread of a change is modelled from its per-question
-values with an assumed correlation, ``stats.power.noise_sd``) or from two (the observed spread of
-their paired differences), overall and per tag.
+``power`` works from one evaluated run (a change is modelled from its per-question values with an
+assumed correlation, ``stats.power.Differences.one_run``) or from two (their observed paired
+differences), overall and per tag. Every figure is simulated for the test ``compare`` and the gate
+run (``stats.power``), so the three agree on the same question.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from ragauge.evaluation.tags import group_by_tag
 from ragauge.stats.power import (
     DEFAULT_CORRELATION,
     DEFAULT_POWER,
+    Differences,
     min_questions,
     minimum_detectable_effect,
-    noise_sd,
     required_questions,
 )
 
@@ -32,8 +33,8 @@ POWER = Range(0.5, 1, high_open=True)
 class MetricPower:
     """One metric on one set of questions: ``n`` answerable questions, the spread ``sd_diff`` of a
     change's per-question differences, the minimum detectable ``mde`` (None: nothing is
-    detectable) and, when an effect was asked about, the ``needed`` questions (None: more than a
-    billion)."""
+    detectable) and, when an effect was asked about, the ``needed`` questions (None: more than
+    100,000)."""
 
     n: int
     sd_diff: float
@@ -87,11 +88,10 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
     def figures(subset: list[str], m: str) -> MetricPower:
         b = base.column(m, subset)
         n = len(b)
-        spread = float(b.std(ddof=1)) if n > 1 else 0.0
-        diff = float((new.column(m, subset) - b).std(ddof=1)) if new is not None and n > 1 else 0.0
-        sd = noise_sd(n, diff, spread, correlation)
-        needed = required_questions(sd, effect, alpha, target_power) if effect else None
-        return MetricPower(n, sd, minimum_detectable_effect(sd, n, alpha, target_power), needed)
+        observed = new.column(m, subset) - b if new is not None else None
+        model = Differences.best(n, observed, b, correlation)
+        needed = required_questions(model, effect, alpha, target_power) if effect else None
+        return MetricPower(n, model.sd, minimum_detectable_effect(model, n, alpha, target_power), needed)
 
     metrics = [m for m in base.metrics if new is None or m in new.metrics]
     keep = set(ids)
@@ -99,7 +99,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
     overall = {m: figures(ids, m) for m in metrics}
     by_tag = {t: {m: figures([q.id for q in groups[t]], m) for m in metrics} for t in sorted(groups)}
     meta = {"run": base.meta["run"], "golden": base.meta["golden"], "alpha": alpha, "power": target_power,
-            "effect": effect, "min_questions": min_questions(alpha),
+            "effect": effect, "min_questions": min_questions(alpha), "method": "simulated for the betting test",
             "spread": (f"paired differences to {new.meta['run']['path']}" if new is not None else
                        f"one run, assuming a per-question correlation of {correlation} between the runs compared")}
     if new is not None:

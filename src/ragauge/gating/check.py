@@ -16,14 +16,14 @@ from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
-from ragauge.stats.paired import EPS, PairedTest, one_sided_p, paired_test
+from ragauge.stats.holm import holm
+from ragauge.stats.paired import EPS, METHOD, PairedTest, one_sided_p, paired_test
 from ragauge.stats.power import (
     DEFAULT_POWER,
-    min_questions,
+    Differences,
     minimum_detectable_effect,
     noise_allowance,
     noise_exceedance,
-    noise_sd,
     one_sided_power,
     questions_for_allowance,
 )
@@ -89,12 +89,27 @@ def _values(ev: Evaluation, m: str, ids: Sequence[str]) -> list[float]:
     return values
 
 
+@dataclass(frozen=True)
+class _Tested:
+    """A metric rule waiting for its family's correction: its text, the figures in words, the
+    one-sided p-value (None: the rule is not a test), and what it decides once corrected."""
+
+    metric: str
+    rule: str
+    message: str
+    questions: list[dict[str, Any]]
+    dropped: bool
+    test: PairedTest | None = None
+    p: float | None = None
+
+
 def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
-                 rules: GateRules) -> RuleOutcome:
+                 rules: GateRules) -> RuleOutcome | _Tested:
     rule = _RULE_TEXT[rules.fail_if].format(m=m, allowed=allowed)
     if m not in base.metrics:
         return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
-                           [{"hint": "re-baseline with the gated metrics: ragauge baseline update ..."}])
+                           [{"hint": "gate only the metrics the baseline holds, or re-baseline with them: "
+                                     "ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'"}])
     old, new = base.metrics[m], ev.summary[m]
     if not (math.isfinite(old) and math.isfinite(new)):  # a comparison with NaN is False: never a pass
         return RuleOutcome("metric", rule, False, f"{m}: baseline {old:.4f}, now {new:.4f}: no value to compare "
@@ -103,6 +118,8 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
     paired = [(qid, stored[qid][m], value) for qid, value in zip(ids, _values(ev, m, ids)) if m in stored.get(qid, {})]
     worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
     questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
+    if len(worse) > SHOWN:
+        questions.append({"more": len(worse) - SHOWN})
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
     dropped = old - new > allowed + EPS
     if not rules.tests:
@@ -110,9 +127,13 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
     if not paired:  # a test on no pairs could only say "not significant": never a pass
         return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values for the "
                            "paired test this rule needs", [{"hint": "re-baseline: ragauge baseline update ..."}])
-    test = paired_test(np.array([o for _, o, _ in paired]), np.array([n for _, _, n in paired]))
-    failed, detail = _tested(test, allowed, rules, dropped)
-    return RuleOutcome("metric", rule, not failed, f"{message}; {detail}", questions if failed else [])
+    test = paired_test(np.array([o for _, o, _ in paired]), np.array([n for _, _, n in paired]),
+                       confidence=1.0 - rules.alpha)
+    if rules.fail_if == "not_shown_no_worse":
+        p = one_sided_p(test, -allowed, "greater", rules.alpha)
+    else:
+        p = one_sided_p(test, 0.0, "less", rules.alpha)
+    return _Tested(m, rule, message, questions, dropped, test, p)
 
 
 _RULE_TEXT = {
@@ -123,68 +144,85 @@ _RULE_TEXT = {
 }
 
 
-def _tested(test: PairedTest, allowed: float, rules: GateRules, dropped: bool) -> tuple[bool, str]:
-    """Whether a tested rule fails, and the test's figures in words (one-sided p-values from the
-    metric's own paired test). A drop is significant only with at least ``min_questions(alpha)``
-    changed questions, as in ``compare``; with fewer the message says the rule could not fail."""
-    where = f"{test.method}, n = {test.n}, {test.better} better / {test.worse} worse"
+def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[RuleOutcome]:
+    """The tested metric rules decided together. Rules that fail on a significant drop are one
+    family: Holm's correction over them keeps the chance that a change of equal quality fails
+    any of them at most alpha. Non-inferiority rules pass only when every one is shown (an
+    intersection-union test), which needs no correction."""
+    tested = [x for x in pending if isinstance(x, _Tested)]
+    adjusted = dict(zip((id(x) for x in tested), holm([x.p or 1.0 for x in tested])))
+    family = len(tested)
+    out: list[RuleOutcome] = []
+    for x in pending:
+        if isinstance(x, RuleOutcome):
+            out.append(x)
+            continue
+        failed, detail = _decide(x, adjusted[id(x)], family, rules)
+        out.append(RuleOutcome("metric", x.rule, not failed, f"{x.message}; {detail}", x.questions if failed else []))
+    return out
+
+
+def _decide(x: _Tested, p_holm: float, family: int, rules: GateRules) -> tuple[bool, str]:
+    """Whether a tested rule fails, and its figures in words."""
+    test, p = x.test, x.p
+    if test is None or p is None:
+        raise RuntimeError("a tested rule without its test")
+    where = f"betting test, n = {test.n}, {test.better} better / {test.worse} worse"
+    if test.changed < test.n and test.changed <= 20:
+        where += f" (only {test.changed} of {test.n} questions changed)"
     if rules.fail_if == "not_shown_no_worse":
-        p = one_sided_p(test, -allowed, "greater")
         shown = p < rules.alpha
         return (not shown, f"non-inferiority p = {p:.4f} ({where}): " +
                 ("shown no worse than the margin" if shown else
-                 f"not shown to be no worse than -{allowed:.4f} at alpha {rules.alpha}"))
-    p = one_sided_p(test, 0.0, "less")
-    least = min_questions(rules.alpha)
-    significant = p < rules.alpha and test.changed >= least
-    detail = f"one-sided p = {p:.4f} for a drop ({where})"
-    if test.changed < least and (dropped or rules.fail_if == "significant"):
-        return False, detail + (f": too few changed questions ({test.changed} < {least}) to tell a drop from noise, "
-                                "so this rule cannot fail")
+                 f"not shown to be no worse than the margin at alpha {rules.alpha}"))
+    significant = p_holm < rules.alpha
+    corrected = f", Holm over {family} rules: {p_holm:.4f}" if family > 1 else ""
+    detail = f"one-sided p = {p:.4f}{corrected} for a drop ({where})"
     if rules.fail_if == "significant":
         return significant, detail + (": a significant drop" if significant else ": no significant drop")
-    if not dropped:
+    if not x.dropped:
         return False, detail + ": within the allowance"
     return significant, detail + (": a significant drop beyond the allowance" if significant else
                                   ": the drop is not significant, so it passes")
 
 
 def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: GateRules) -> dict[str, Any]:
-    """What the golden set can resolve for one metric rule, from the baseline's per-question values
-    (the evaluation's when the baseline has none) under the one-run noise model of
-    ``stats.power.noise_sd``: the minimum detectable effect, and for the plain rule the
-    chance that a change of equal quality fails it and the questions that would bring that to alpha.
-    ``warning`` says when the set is too small for the rule: the plain rule fails on noise more
-    often than alpha; a tested rule with an allowance catches a true drop of the allowance (or
-    shows an unchanged run no worse than the margin) less than 80% of the time; a test on fewer
-    than ``min_questions`` questions can never fire."""
+    """What the golden set can resolve for one metric rule, simulated for the gate's own betting
+    test from the baseline's per-question values (the evaluation's when the baseline has none)
+    under the one-run model of ``stats.power.Differences.one_run``: the minimum detectable effect
+    (two-sided, as ``compare`` and ``power`` report it: one function answers all three), and for
+    the plain rule the chance that a change of equal quality fails it and the questions that would
+    bring that to alpha. ``warning`` says when the set is too small for the rule: the plain rule
+    fails on noise more often than alpha; a tested rule with an allowance catches a true drop of
+    the allowance (or shows an unchanged run no worse than the margin) less than 80% of the time."""
     stored = [row[m] for row in base.queries.values() if m in row]
     values = np.array(stored) if stored else ev.column(m)
     n = len(values)
-    sd = noise_sd(n, sd_values=float(values.std(ddof=1)) if n > 1 else 0.0, correlation=rules.correlation)
-    mde = minimum_detectable_effect(sd, n, rules.alpha)
-    out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": sd, "mde": mde, "warning": None}
+    model = Differences.best(n, None, values, rules.correlation)
+    mde = minimum_detectable_effect(model, n, rules.alpha)
+    out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": model.sd, "mde": mde, "warning": None}
     questions = f"{n} question{'s' if n != 1 else ''}"
     shown = "no change is detectable" if mde is None else f"the smallest change it detects (80% power) is ±{mde:.4f}"
     if rules.fail_if == "drop":
-        chance = noise_exceedance(allowed, sd, n)
+        chance = noise_exceedance(allowed, model, n)
         out["false_alarm"] = chance
         if chance > rules.alpha:
-            needed = questions_for_allowance(allowed, sd, rules.alpha)
+            needed = questions_for_allowance(allowed, model, rules.alpha)
             out["warning"] = (
                 f"{LOUD}{m}: with {questions} a change of equal quality drops it by more than {allowed:.4f} in "
                 f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
-                f"{noise_allowance(sd, n, rules.alpha):.4f}, grow the golden set to "
-                f"{needed if needed else 'more than a billion'} questions, or set fail_if = "
+                f"{noise_allowance(model, n, rules.alpha):.4f}, grow the golden set to "
+                f"{needed if needed else 'more than 100,000'} questions, or set fail_if = "
                 f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown})")
-    elif mde is None:
-        out["warning"] = (f"{LOUD}{m}: with {questions} no test can tell a change from noise, so this rule "
-                          f"can never fail; add questions (at least {min_questions(rules.alpha)})")
+    elif mde is None and rules.fail_if != "not_shown_no_worse":
+        out["warning"] = (f"{LOUD}{m}: with {questions} the test cannot tell any change from noise, so this rule "
+                          f"can never fail; add questions")
     elif rules.fail_if in ("drop_and_significant", "not_shown_no_worse"):
-        chance = one_sided_power(allowed, sd, n, rules.alpha)
+        test = "drop" if rules.fail_if == "drop_and_significant" else "no-worse"
+        chance = one_sided_power(allowed, model, n, rules.alpha, test)
         out["power"] = chance
         if chance < DEFAULT_POWER:
-            what = ("catches a true drop of" if rules.fail_if == "drop_and_significant" else
+            what = ("catches a true drop of" if test == "drop" else
                     "shows an unchanged run no worse than the margin of")
             out["warning"] = (f"{LOUD}{m}: with {questions} this rule {what} {allowed:.4f} in only {chance:.0%} of "
                               f"runs ({shown}); allow more, or add questions")
@@ -199,8 +237,11 @@ def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation, ids: Sequence[st
     values, ranks = _values(ev, m, ids), ev.first_ranks.tolist()
     value = mean_of([values[i] for i in rows])
     failed = value < floor - EPS
-    lowest = sorted(rows, key=lambda i: (values[i], ids[i]))[:SHOWN]
-    questions = [{"id": ids[i], "now": values[i], "first_relevant_rank": ranks[i] or None} for i in lowest]
+    ordered = sorted(rows, key=lambda i: (values[i], ids[i]))
+    questions: list[dict[str, Any]] = [{"id": ids[i], "now": values[i], "first_relevant_rank": ranks[i] or None}
+                                       for i in ordered[:SHOWN]]
+    if len(ordered) > SHOWN:
+        questions.append({"more": len(ordered) - SHOWN})
     return RuleOutcome("tag_floor", rule, not failed, f"tag {tag!r} (n={len(rows)}): {m} = {value:.4f}",
                        questions if failed else [])
 
@@ -241,6 +282,9 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
     power = [gate_power(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()
              if m in baseline.metrics and m in evaluation.metrics]
     meta["power"] = power
+    meta["method"] = METHOD if rules.tests else "the mean's drop against the allowance (no test)"
+    if rules.tests and rules.fail_if != "not_shown_no_worse":
+        meta["correction"] = f"holm over the {len(rules.metrics)} tested metric rules"
     too_small = [p["warning"] for p in power if p["warning"]]
     if too_small and rules.strict_power:
         raise InputError("the golden set is too small for the gate's rules (strict_power = true): "
@@ -249,7 +293,8 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
     meta["warnings"] += too_small
     # the rules read the columns, not the rows: a fresh evaluation makes a row each time one is read
     ids = evaluation.row_ids
-    outcomes = [_metric_rule(m, a, evaluation, ids, baseline, rules) for m, a in rules.metrics.items()]
+    outcomes = _settle([_metric_rule(m, a, evaluation, ids, baseline, rules) for m, a in rules.metrics.items()],
+                       rules)
     groups = group_by_tag(range(len(ids)), evaluation.row_tags.__getitem__)
     outcomes += [_floor_rule(t, m, f, evaluation, ids, groups.get(t, []))
                  for t, fl in rules.tag_floors.items() for m, f in fl.items()]

@@ -35,8 +35,9 @@ def methods_line(c: Comparison) -> str:
     for m, d in c.metrics.items():
         by_method.setdefault(d.method or "unknown", []).append(m)
     tests = "; ".join(f"{method} for {', '.join(names)}" for method, names in by_method.items())
-    return (f"tests: {tests}; Holm over metrics x tags. MDE: the smallest difference these questions detect "
-            f"with 80% power at alpha {c.meta.get('alpha', 0.05)} (none: too few questions to detect anything)")
+    return (f"tests: {tests}; Holm over the metrics, and apart over tags x metrics. MDE: the smallest difference "
+            f"this test detects on these questions with 80% power at alpha {c.meta.get('alpha', 0.05)}, simulated "
+            "(none: too few questions to detect anything)")
 
 
 def blind_tags(c: Comparison) -> list[str]:

@@ -16,7 +16,12 @@ from ragauge.reports.table import mde_text
 
 
 def question_line(q: dict[str, object]) -> str:
-    """A question behind a rule in one line: ``id: key=value, ...`` (floats to 4 decimals)."""
+    """A question behind a rule in one line: ``id: key=value, ...`` (floats to 4 decimals); the
+    count of those not listed (``+N more``), or a hint, in words."""
+    if set(q) == {"more"}:
+        return f"+{q['more']} more"
+    if "id" not in q:
+        return "; ".join(f"{k}: {v}" for k, v in q.items())
     parts = [f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in q.items() if k != "id"]
     return f"{q.get('id', '')}: " + ", ".join(parts)
 

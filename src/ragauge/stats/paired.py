@@ -1,33 +1,35 @@
-"""Paired tests of a mean difference (new - base), each with the interval that inverts it.
+"""The paired test of a mean difference (new - base), with the interval that inverts it.
 
-Two methods, chosen per metric from the data (``method_for``):
+Every metric's per-question difference lies in [-1, 1]. The test and interval are the betting ones
+of ``stats.betting`` (Waudby-Smith & Ramdas 2024): valid for any distribution of differences on
+[-1, 1] at every number of questions — most questions tied, skew, a few questions moving a lot,
+0/1 values — with no normal approximation. What they assume: the questions are independent draws
+from the questions you care about (nothing about the shape of the differences).
 
-- **paired t** for metrics with graded values (recall, RR, nDCG, AP, precision): Student's t on the
-  per-question differences, df = n - 1; the interval is mean +- t(1 - a/2, n - 1) * sd / sqrt(n).
-- **paired proportions** when every value of both runs is 0 or 1 (hit@k; recall@k with one relevant
-  document): McNemar's score test on the discordant questions (b improved, c worsened), and Tango's
-  score interval (Tango 1998), the set of differences its score statistic does not reject. Valid at
-  small n where a bootstrap or Wald interval is not (Fagerland, Lydersen & Laake 2014).
+- The interval at ``confidence`` is {m : neither gambler's capital against "the mean difference is
+  m" reaches 2 / alpha}; it excludes 0 exactly when the two-sided p-value is below alpha (up to
+  the bisection's 2^-48).
+- It is never a single point: when no question changed it still spans what the questions not
+  asked could do (with 20 tied questions +-0.22; with 100, +-0.05; with 300, +-0.017).
+- p-values are 1 / capital, valid at every level, so Holm's correction applies to them as it
+  does to any valid p-values. The bets are tuned to the comparison's alpha.
+- One-sided p-values (the gate: "a drop", non-inferiority "no worse than -margin") use one
+  gambler at level alpha and agree with the one-sided bounds.
 
-In both the interval is the set of differences the test does not reject at the same level, so an
-interval that excludes 0 holds exactly when the two-sided p-value is below alpha.
-
-When graded differences do not vary at all (every question moved by the same amount c, or none
-moved) Student's t has no variance to work with; the exact sign-flip test takes over: p = 2 * 0.5 ** n
-for c != 0 (1 for c = 0), and the interval is c alone when that p is below alpha, else [-1, 1]
-(with so few questions no difference can be ruled out). Differences within 1e-12 of 0 count as 0.
+Differences within 1e-12 of 0 count as 0 (a question that did not change).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
-T_METHOD = "paired t"
-PROPORTIONS_METHOD = "paired proportions (McNemar score test, Tango interval)"
+from ragauge.stats import betting
+
+METHOD = betting.METHOD
 EPS = 1e-12
 """Two values closer than this are equal: a question within it did not change."""
 
@@ -36,7 +38,8 @@ EPS = 1e-12
 class PairedTest:
     """One paired comparison: ``diff`` = mean(new - base) over ``n`` questions, its ``ci``
     at ``confidence``, the two-sided ``p_value`` of "no difference", and the questions that
-    went up, down or stayed (within 1e-12)."""
+    went up, down or stayed (within 1e-12). ``differences`` are the per-question differences the
+    one-sided tests read."""
 
     method: str
     n: int
@@ -50,131 +53,57 @@ class PairedTest:
     worse: int
     tied: int
     sd_diff: float
+    differences: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
 
     @property
     def changed(self) -> int:
         return self.better + self.worse
 
 
-def is_binary(base: np.ndarray, new: np.ndarray) -> bool:
-    """Whether every value of both runs is exactly 0 or 1."""
-    return bool(np.all((base == 0.0) | (base == 1.0)) and np.all((new == 0.0) | (new == 1.0)))
-
-
-def method_for(base: np.ndarray, new: np.ndarray) -> str:
-    return PROPORTIONS_METHOD if len(base) and is_binary(base, new) else T_METHOD
+def differences(base: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """new - base per question, with rounding noise (|d| <= 1e-12) set to 0 and every value
+    clipped to [-1, 1] (a metric's range)."""
+    d = np.asarray(new, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    d[np.abs(d) <= EPS] = 0.0
+    return np.asarray(np.clip(d, -1.0, 1.0))
 
 
 def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> PairedTest:
-    """The paired test and interval of ``method_for(base, new)``. With fewer than 2 questions the
-    interval is (nan, nan) and p = 1: nothing can be told. Graded differences that do not vary
-    get the exact sign-flip test (see the module docstring)."""
+    """The betting test and interval of the mean difference. With no questions the interval is
+    (nan, nan) and p = 1; with one, the interval is what one question can show (wide)."""
     base = np.asarray(base, dtype=np.float64)
     new = np.asarray(new, dtype=np.float64)
-    d = new - base
-    d[np.abs(d) <= EPS] = 0.0  # rounding noise is no change
+    d = differences(base, new)
     n = len(d)
     better, worse = int((d > EPS).sum()), int((d < -EPS).sum())
-    method = method_for(base, new)
     nan = math.nan
     if n == 0:
-        return PairedTest(method, 0, nan, nan, nan, (nan, nan), confidence, 1.0, 0, 0, 0, nan)
-    mean = float(d.mean())
+        return PairedTest(METHOD, 0, nan, nan, nan, (nan, nan), confidence, 1.0, 0, 0, 0, nan, d)
+    alpha = 1.0 - confidence
+    ci = betting.interval(d, -1.0, 1.0, confidence)
+    p = betting.p_value(d, -1.0, 1.0, 0.0, alpha)
     sd = float(d.std(ddof=1)) if n > 1 else nan
-    if n < 2:
-        ci, p = (nan, nan), 1.0
-    elif method == PROPORTIONS_METHOD:
-        ci, p = tango_interval(better, worse, n, confidence), mcnemar_p(better, worse, n)
-    elif sd <= EPS:
-        p = 1.0 if mean == 0.0 else smallest_exact_p(n)
-        ci = (mean, mean) if smallest_exact_p(n) < 1.0 - confidence else (-1.0, 1.0)
-    else:
-        ci, p = t_interval(mean, sd, n, confidence), t_p(mean, sd, n)
-    return PairedTest(method, n, float(base.mean()), float(new.mean()), mean, ci, confidence, p, better, worse,
-                      n - better - worse, sd)
+    return PairedTest(METHOD, n, float(base.mean()), float(new.mean()), float(d.mean()), ci, confidence, p, better,
+                      worse, n - better - worse, sd, d)
 
 
-def one_sided_p(test: PairedTest, null: float, alternative: Literal["less", "greater"]) -> float:
+def one_sided_p(test: PairedTest, null: float, alternative: Literal["less", "greater"],
+                alpha: float | None = None) -> float:
     """One-sided p-value of H0 "mean difference = ``null``" against ``alternative`` "less" (the
-    difference is below ``null``) or "greater"; computed by ``test.method``'s own statistic, so it
-    agrees with ``test.ci``'s one-sided bounds. 1.0 with fewer than 2 questions."""
-    from scipy import special
-
-    if test.n < 2:
+    difference is below ``null``) or "greater", from one gambler tuned to ``alpha`` (default: the
+    test's 1 - confidence); below alpha exactly when the one-sided (1 - alpha) bound excludes
+    ``null``. 1.0 with no questions."""
+    if test.n == 0:
         return 1.0
-    if test.method == PROPORTIONS_METHOD:
-        z = _tango_z(test.better, test.worse, test.n, null)
-        return float(special.ndtr(z) if alternative == "less" else special.ndtr(-z))
-    shifted = test.diff - null
-    if test.sd_diff <= EPS:  # no variance: the exact sign-flip test, one-sided
-        below = shifted < -EPS if alternative == "less" else shifted > EPS
-        return 0.5 ** test.n if below else 1.0
-    stat = _t_statistic(shifted, test.sd_diff, test.n)
-    df = test.n - 1
-    return float(special.stdtr(df, stat) if alternative == "less" else special.stdtr(df, -stat))
+    level = 1.0 - test.confidence if alpha is None else alpha
+    return betting.p_value(test.differences, -1.0, 1.0, null, level, alternative)
 
 
-def t_p(mean: float, sd: float, n: int) -> float:
-    """Two-sided p-value of Student's t for ``mean`` = 0 from n paired differences."""
-    from scipy import special
-
-    stat = _t_statistic(mean, sd, n)
-    return float(min(1.0, 2.0 * special.stdtr(n - 1, -abs(stat))))
-
-
-def t_interval(mean: float, sd: float, n: int, confidence: float) -> tuple[float, float]:
-    from scipy import special
-
-    half = float(special.stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
-    return (mean - half, mean + half)
-
-
-def _t_statistic(shifted_mean: float, sd: float, n: int) -> float:
-    return shifted_mean / (sd / math.sqrt(n))
-
-
-def mcnemar_p(better: int, worse: int, n: int) -> float:
-    """Two-sided p of McNemar's score test (no continuity correction): Tango's statistic at 0."""
-    from scipy import special
-
-    return float(min(1.0, 2.0 * special.ndtr(-abs(_tango_z(better, worse, n, 0.0)))))
-
-
-def _tango_z(better: int, worse: int, n: int, delta: float) -> float:
-    """Tango's score statistic for H0 "p(better) - p(worse) = delta" with n pairs, of which
-    ``better`` went 0 -> 1 and ``worse`` 1 -> 0; the nuisance discordance is its restricted MLE."""
-    observed = better - worse - n * delta
-    a = 2.0 * n
-    b = -better - worse + (2.0 * n - better + worse) * delta
-    c = -worse * delta * (1.0 - delta)
-    q = (math.sqrt(max(b * b - 4.0 * a * c, 0.0)) - b) / (2.0 * a)
-    variance = n * (2.0 * q + delta * (1.0 - delta))
-    if variance <= EPS:
-        return 0.0 if abs(observed) <= EPS else math.copysign(math.inf, observed)
-    return observed / math.sqrt(variance)
-
-
-def tango_interval(better: int, worse: int, n: int, confidence: float) -> tuple[float, float]:
-    """Tango's score interval: every delta in [-1, 1] whose |score statistic| stays within the
-    normal quantile (the statistic decreases in delta, so each end is found by bisection)."""
-    from scipy import special
-
-    z = float(special.ndtri(0.5 + confidence / 2.0))
-    centre = (better - worse) / n
-
-    def bound(end: float) -> float:
-        if abs(_tango_z(better, worse, n, end)) <= z:
-            return end
-        inside, outside = centre, end
-        for _ in range(60):
-            mid = (inside + outside) / 2.0
-            if abs(_tango_z(better, worse, n, mid)) <= z:
-                inside = mid
-            else:
-                outside = mid
-        return inside
-
-    return (bound(-1.0), bound(1.0))
+def one_sided_bound(test: PairedTest, side: Literal["lower", "upper"], alpha: float) -> float:
+    """The one-sided (1 - alpha) lower or upper confidence bound of the mean difference."""
+    if side == "lower":
+        return betting.lower_bound(test.differences, -1.0, 1.0, alpha)
+    return betting.upper_bound(test.differences, -1.0, 1.0, alpha)
 
 
 def smallest_exact_p(changed: int) -> float:
