@@ -42,11 +42,11 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     from ragauge.errors import InputError
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import run_source
-    from ragauge.gating.config import load_rules
+    from ragauge.gating.config import rules_in
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
-    rules = load_rules(config_path or find_config())
+    rules = rules_in(config_path or find_config())  # None: the rules the baseline recorded
     if spec is None:
         return load_golden(golden), run_source(run_path), rules, fetch  # type: ignore[arg-type]
     from ragauge.cli.run import execute
@@ -68,8 +68,9 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
-    from ragauge.toml or [tool.ragauge] in pyproject.toml; without them the gate allows a
-    0.02 absolute drop of hit@5, recall@5, mrr and ndcg@5.
+    from the [gate] table of ragauge.toml or [tool.ragauge] in pyproject.toml; without one,
+    the gate defends the rules recorded in the baseline. Rules looser than those fail the
+    gate: loosening them is a baseline update with --reason and --accept-drop.
 
     \b
     Example:
@@ -84,8 +85,9 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
                   unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
-        raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
-                          f"({', '.join(o.kind for o in result.failures)})")
+        broken = "; ".join(o.rule for o in result.failures[:3])
+        more = f"; +{len(result.failures) - 3} more" if len(result.failures) > 3 else ""
+        raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken ({broken}{more})")
 
 
 @click.group("baseline")

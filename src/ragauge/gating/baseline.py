@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -47,6 +49,13 @@ class Baseline:
         return dict(self.data.get("queries", {}))
 
     @property
+    def rules(self) -> GateRules | None:
+        """The rules recorded with the baseline (None in a record that has none)."""
+        raw = self.data.get("rules")
+        return GateRules.from_dict(raw, f"{self.path} (the rules recorded in the baseline)") \
+            if isinstance(raw, dict) else None
+
+    @property
     def by_tag(self) -> dict[str, dict[str, float]]:
         return dict(self.data.get("by_tag", {}))
 
@@ -68,11 +77,63 @@ def history_path(baseline_path: Path) -> Path:
 
 
 def read_baseline(path: Path) -> Baseline:
-    """The baseline in ``path``, every field checked (see ``Baseline.from_dict``)."""
+    """The baseline in ``path``, every field checked (see ``Baseline.from_dict``) and checked for
+    consistency (``check_consistent``)."""
     if not path.exists():
         raise InputError("baseline file not found", where=str(path),
                          hint="create it with: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'")
-    return Baseline.from_dict(read_json(path, what="baseline"), path)
+    found = Baseline.from_dict(read_json(path, what="baseline"), path)
+    check_consistent(found, history_path(path))
+    return found
+
+
+def digest(record: dict[str, Any]) -> str:
+    """sha256 of the record's canonical JSON, without its own ``digest`` field."""
+    body = {k: v for k, v in record.items() if k != "digest"}
+    return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def check_consistent(found: Baseline, history: Path) -> None:
+    """InputError (exit 2) naming what disagrees when a baseline was edited by hand: a stored mean
+    that does not follow from its per-question values, a ``digest`` that does not match the record,
+    or a record that is not the last one its history file holds (same creation time, means and
+    digest). A baseline written by ``baseline update`` always passes."""
+    where = str(found.path)
+    hint = ("a baseline is changed only by: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...' "
+            "(restore the file from version control)")
+    rows = list(found.queries.values())
+    for m, mean in found.metrics.items():
+        values = [row[m] for row in rows if m in row]
+        if rows and len(values) == len(rows) and abs(math.fsum(values) / len(values) - mean) > 1e-9:
+            raise InputError(f"the baseline's {m} = {mean:.6f} does not follow from its per-question values "
+                             f"(their mean is {math.fsum(values) / len(values):.6f}): the file was edited",
+                             where=where, hint=hint)
+    stored = found.data.get("digest")
+    if stored is not None and stored != digest(found.data):
+        raise InputError("the baseline's digest does not match its content: the file was edited", where=where,
+                         hint=hint)
+    if not history.exists():
+        return
+    last = _last_line(history)
+    if last is None:
+        return
+    for key in ("created", "metrics", "digest"):
+        if key in last and last[key] != found.data.get(key):
+            raise InputError(f"the baseline's {key} differs from the last entry of its history "
+                             f"({history.name}): the file was edited or the two were not updated together",
+                             where=where, hint=hint)
+
+
+def _last_line(history: Path) -> dict[str, Any] | None:
+    lines = [line for line in history.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        value = json.loads(lines[-1])
+    except json.JSONDecodeError as e:
+        raise InputError(f"the last line of the baseline history is not JSON ({e.msg})", where=str(history),
+                         hint="restore the file from version control") from None
+    return value if isinstance(value, dict) else None
 
 
 def check_record(data: Any, where: str) -> None:
@@ -160,11 +221,20 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
     if not_finite:
         raise InputError(f"refused: {', '.join(not_finite)} has no value (no answerable question), so it cannot "
                          "be a baseline", where=str(path), hint="add answerable questions to the golden set")
+    loosened = rules.loosened_from(previous.rules) if previous is not None and previous.rules else []
+    if loosened and not accept_drop:
+        raise InputError(f"refused: the new rules are looser than the baseline's ({'; '.join(loosened)})",
+                         where=str(path), hint="if this is intended, add --accept-drop; it is recorded")
     record = make_record(evaluation, rules, reason.strip(), drops)
+    if loosened:
+        record["accepted_rule_changes"] = loosened
     if previous is not None and previous.golden_hash != record["golden_hash"]:
         record["golden_changed_from"] = previous.golden_hash
+    record["digest"] = digest(record)
     summary = {k: record[k] for k in ("created", "golden_hash", "metrics", "reason", "accepted_drops", "git",
-                                      "ragauge_version")}
+                                      "ragauge_version", "digest")}
+    if loosened:
+        summary["accepted_rule_changes"] = loosened
     _write_with_history(path, record, summary)
     return record
 

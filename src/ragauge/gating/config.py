@@ -34,6 +34,9 @@ FAIL_IF = {
 }
 """What a metric rule may fail on: ``fail_if`` in ``[gate]``. The tests are the paired tests of
 ``stats.paired``, run on the baseline's stored per-question values."""
+FAIL_STRICTNESS = {"drop_and_significant": 0, "drop": 1, "significant": 1, "not_shown_no_worse": 2}
+"""Which ``fail_if`` fails more runs: a change to one of no greater strictness loosens the gate
+("drop" and "significant" each pass what the other fails, so a switch between them loosens too)."""
 KNOWN = ("metrics", "tag_floors", "critical", "critical_k", "fail_if", "significant_only", "alpha", "strict_power",
          "correlation")
 
@@ -69,6 +72,45 @@ class GateRules:
                 "critical_k": self.critical_k, "fail_if": self.fail_if, "alpha": self.alpha,
                 "strict_power": self.strict_power, "correlation": self.correlation}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str | None = None) -> GateRules:
+        """The inverse of ``to_dict`` (a record written before ``fail_if`` had ``significant_only``);
+        InputError for a value out of range."""
+        fail_if = d.get("fail_if") or ("drop_and_significant" if d.get("significant_only") else "drop")
+        return cls({str(m): float(a) for m, a in dict(d.get("metrics", {})).items()},
+                   {str(t): {str(m): float(f) for m, f in dict(v).items()} for t, v in
+                    dict(d.get("tag_floors", {})).items()},
+                   tuple(str(c) for c in d.get("critical", [])), int(d.get("critical_k", 5)), str(fail_if),
+                   float(d.get("alpha", 0.05)), bool(d.get("strict_power", False)), float(d.get("correlation", 0.5)),
+                   source)
+
+    def loosened_from(self, stored: GateRules) -> list[str]:
+        """How these rules let through what ``stored`` would fail, in words (empty: they are as
+        strict or stricter): a gated metric dropped or allowed a larger drop, a tag floor removed or
+        lowered, a critical question removed or its k raised, a weaker ``fail_if``, an alpha that
+        makes a tested rule harder to fail, ``strict_power`` turned off."""
+        out = [f"{m} is no longer gated" for m in stored.metrics if m not in self.metrics]
+        out += [f"{m} may drop {self.metrics[m]:.4f} (was {a:.4f})" for m, a in stored.metrics.items()
+                if m in self.metrics and self.metrics[m] > a + 1e-12]
+        for tag, floors in stored.tag_floors.items():
+            for m, f in floors.items():
+                now = self.tag_floors.get(tag, {}).get(m)
+                if now is None or now < f - 1e-12:
+                    change = "removed" if now is None else f"{now:.4f} (was {f:.4f})"
+                    out.append(f"tag {tag!r} floor of {m} {change}")
+        out += [f"critical question {q!r} removed" for q in stored.critical if q not in self.critical]
+        if stored.critical and self.critical_k > stored.critical_k:
+            out.append(f"critical_k {self.critical_k} (was {stored.critical_k})")
+        if self.fail_if != stored.fail_if and FAIL_STRICTNESS[self.fail_if] <= FAIL_STRICTNESS[stored.fail_if]:
+            out.append(f"fail_if {self.fail_if!r} (was {stored.fail_if!r})")
+        elif self.fail_if == stored.fail_if and self.tests:
+            harder = self.alpha < stored.alpha if self.fail_if != "not_shown_no_worse" else self.alpha > stored.alpha
+            if harder:
+                out.append(f"alpha {self.alpha:g} (was {stored.alpha:g})")
+        if stored.strict_power and not self.strict_power:
+            out.append("strict_power turned off")
+        return out
+
     @property
     def needed_metrics(self) -> list[str]:
         """Every metric a check reads, gated metrics first."""
@@ -80,6 +122,14 @@ class GateRules:
 
 def _number(value: Any, what: str, allowed: Range, path: Path, *keys: str) -> float:
     return check_number(value, what, allowed, where=key_line(path, *keys))
+
+
+def rules_in(path: Path | None) -> GateRules | None:
+    """The rules a config file sets, or None when there is no file or it has no gate table (the
+    gate then defends the rules its baseline recorded)."""
+    if path is None or not read_table(path, "gate"):
+        return None
+    return load_rules(path)
 
 
 def load_rules(path: Path | None) -> GateRules:

@@ -9,20 +9,24 @@ from typing import Any
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.errors import InputError
+from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, scored_run
 from ragauge.gating.baseline import Baseline, read_baseline, write_baseline
-from ragauge.gating.check import GateResult, check_gate
+from ragauge.gating.check import GateResult, RuleOutcome, check_gate
 from ragauge.gating.config import GateRules, load_rules
 from ragauge.metrics.judged import Unjudged
 
 
-def _rules(rules: GateRules | str | Path | None) -> GateRules:
-    """Rules as given, read from a ragauge.toml / pyproject.toml path, or the defaults for None."""
-    return rules if isinstance(rules, GateRules) else load_rules(None if rules is None else Path(rules))
+def _rules(rules: GateRules | str | Path | None, baseline: Baseline | None) -> GateRules:
+    """Rules as given, read from a ragauge.toml / pyproject.toml path, or for None the rules the
+    baseline recorded (the defaults when there is no baseline yet, or it recorded none)."""
+    if rules is None:
+        return (baseline.rules if baseline is not None else None) or GateRules()
+    return rules if isinstance(rules, GateRules) else load_rules(Path(rules))
 
 
 def _evaluate(golden: GoldenSet, run: Run | RunStream, rules: GateRules, extra: list[str],
@@ -42,12 +46,24 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
     ``result.passed`` says whether every rule held; nothing is raised for a failed rule. ``unjudged``
     is part of the contract: a baseline measured under another rule fails the gate. ``corpus`` and
     ``tokenizer`` are those of ``evaluate_run`` (span labels, tokenizer-counted budgets)."""
-    rules = _rules(rules)
     found: Baseline = read_baseline(Path(baseline))
+    rules = _rules(rules, found)
+    stored = found.rules
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                           corpus=corpus, tokenizer=tokenizer)
     evaluation = _evaluate(as_golden(golden), scored_run(run), rules, list(found.metrics), options)
-    return check_gate(evaluation, found, rules)
+    result = check_gate(evaluation, found, rules)
+    loosened = rules.loosened_from(stored) if stored is not None else []
+    if loosened:  # looser rules are a baseline change: reviewed, with a reason and a history line
+        refused = RuleOutcome("rules", "the rules are the baseline's, or stricter", False,
+                              f"these rules are looser than the ones recorded in the baseline ({'; '.join(loosened)}); "
+                              "loosening the gate is a baseline change: ragauge baseline update GOLDEN --run RUN "
+                              "--baseline PATH --config RULES --reason '...' --accept-drop")
+        return GateResult([refused, *result.outcomes], result.meta)
+    if stored is not None and stored.to_dict() != rules.to_dict():
+        result.meta["warnings"].append(f"{LOUD}the rules differ from (and are stricter than) the ones recorded in "
+                                       "the baseline")
+    return result
 
 
 def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str | None,
@@ -62,7 +78,8 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     recorded). Returns the record written."""
     if not reason or not reason.strip():  # refuse before spending time on the evaluation
         raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
-    rules = _rules(rules)
+    path = Path(baseline)
+    rules = _rules(rules, read_baseline(path) if path.exists() else None)
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                           corpus=corpus, tokenizer=tokenizer)
     evaluation = _evaluate(as_golden(golden), scored_run(run), rules, [], options)

@@ -1,0 +1,100 @@
+"""The gate defends exactly what was reviewed: the baseline's own rules, looser rules refused, and a
+hand-edited baseline refused (issue 26)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragauge.cli.main import cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scifact"
+GOLDEN = str(EXAMPLE / "golden.jsonl")
+GOOD = str(EXAMPLE / "bm25.run.jsonl")
+WORSE = str(EXAMPLE / "bm25-nostem.run.jsonl")
+
+
+def invoke(*args: str) -> object:
+    return CliRunner().invoke(cli, list(args))
+
+
+def _baseline(tmp_path: Path, rules: str) -> Path:
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text("[gate]\n" + rules + "\n")
+    path = tmp_path / "eval" / "baseline.json"
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config", str(cfg),
+               "--reason", "first")
+    assert r.exit_code == 0, r.output
+    return path
+
+
+def test_without_config_the_gate_defends_the_rules_the_baseline_recorded(tmp_path: Path) -> None:
+    """A baseline recorded with critical questions and a strict allowance: before, a gate without
+    --config checked the 4 default rules only and passed."""
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.01 }\ncritical = ["3", "1241"]\ncritical_k = 10')
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 1, r.output
+    assert "ndcg@10 may drop at most 0.0100" in r.stdout and "critical question '1241'" in r.stdout
+    assert "hit@5" not in r.stdout  # not the defaults
+    assert "gate failed: 2 rule(s) broken (ndcg@10 may drop at most 0.0100 below the baseline; critical" in r.stderr
+
+
+def test_the_bundled_example_gates_without_config() -> None:
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(EXAMPLE / "baseline.json"))
+    assert r.exit_code == 0, r.output
+    assert "all 7 rule(s) hold" in r.stdout and "- : hint" not in r.stdout
+
+
+def test_looser_rules_fail_the_gate_and_a_baseline_update_needs_accept_drop(tmp_path: Path) -> None:
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.01, "mrr" = 0.01 }\ncritical = ["3"]')
+    loose = tmp_path / "loose.toml"
+    loose.write_text('[gate]\nmetrics = { "ndcg@10" = 0.05, "mrr" = 0.01 }\n')
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config", str(loose))
+    assert r.exit_code == 1, r.output
+    assert "looser than the ones recorded in the baseline" in r.stdout
+    assert "ndcg@10 may drop 0.0500 (was 0.0100)" in r.stdout and "critical question '3' removed" in r.stdout
+    refused = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config", str(loose),
+                     "--reason", "looser")
+    assert refused.exit_code == 2 and "looser than the baseline's" in refused.stderr
+    ok = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config", str(loose),
+                "--reason", "looser", "--accept-drop")
+    assert ok.exit_code == 0, ok.output
+    record = json.loads(path.read_text())
+    assert "critical question '3' removed" in record["accepted_rule_changes"]
+    assert invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path)).exit_code == 0
+    stricter = tmp_path / "strict.toml"
+    stricter.write_text('[gate]\nmetrics = { "ndcg@10" = 0.01, "mrr" = 0.01 }\n')
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), "--config", str(stricter))
+    assert r.exit_code == 0 and "stricter than) the ones recorded" in r.stdout
+
+
+def test_a_hand_edited_baseline_is_refused(tmp_path: Path) -> None:
+    """Lowering the stored means by 0.2 let a clearly worse run pass every rule."""
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.02 }')
+    record = json.loads(path.read_text())
+    edited = dict(record, metrics={m: v - 0.2 for m, v in record["metrics"].items()})
+    path.write_text(json.dumps(edited))
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 2 and "does not follow from its per-question values" in r.stderr
+    assert "Traceback" not in r.output
+    # per-question values lowered too, means kept consistent: the digest and the history disagree
+    rows = {q: {**v, "ndcg@10": 0.0} for q, v in record["queries"].items()}
+    path.write_text(json.dumps(dict(record, queries=rows, metrics={"ndcg@10": 0.0})))
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 2 and "digest does not match" in r.stderr
+    del_digest = {k: v for k, v in record.items() if k != "digest"}
+    path.write_text(json.dumps(dict(del_digest, queries=rows, metrics={"ndcg@10": 0.0})))
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 2 and "differs from the last entry of its history" in r.stderr
+    path.write_text(json.dumps(record))  # restored: the gate runs again
+    assert invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path)).exit_code == 0
+
+
+def test_questions_behind_a_rule_say_how_many_more() -> None:
+    from ragauge.reports.gate import question_line
+
+    assert question_line({"more": 29}) == "+29 more"
+    assert question_line({"hint": "re-baseline"}) == "hint: re-baseline"
+    assert question_line({"id": "q1", "now": 0.5}) == "q1: now=0.5000"
