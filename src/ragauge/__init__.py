@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ragauge.comparison.compare import compare
     from ragauge.comparison.power import PowerReport, power
     from ragauge.comparison.result import Comparison, MetricDelta
+    from ragauge.comparison.sequential import SequentialComparison, compare_sequential
     from ragauge.curation.agreement import JudgeStats, judge_stats
     from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
     from ragauge.curation.importing import ImportResult, import_golden
@@ -84,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     # comparison and gate
     "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
     "MetricDelta": "ragauge.comparison.result",
+    "compare_sequential": "ragauge.comparison.sequential", "SequentialComparison": "ragauge.comparison.sequential",
     "power": "ragauge.comparison.power", "PowerReport": "ragauge.comparison.power",
     "gate": "ragauge.gating.run", "update_baseline": "ragauge.gating.run",
     "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
@@ -117,7 +119,7 @@ __all__ = [
     "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
     "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
     "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
-    "RuleOutcome", "Run", "ScrubOptions",
+    "RuleOutcome", "Run", "ScrubOptions", "SequentialComparison", "compare_sequential",
     "ScrubSummary", "SweepResult", "read_sweep", "sweep",
     "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
     "evaluate", "evaluate_run", "gate", "import_beir", "import_golden", "load_golden", "load_rules",

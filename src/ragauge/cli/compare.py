@@ -14,9 +14,16 @@ if TYPE_CHECKING:
 
 
 @click.command("compare")
-@click.argument("base", type=click.Path(path_type=Path))
-@click.argument("new", type=click.Path(path_type=Path))
+@click.argument("base", type=click.Path(path_type=Path), required=False)
+@click.argument("new", type=click.Path(path_type=Path), required=False)
 @click.option("--golden", type=click.Path(path_type=Path), help="Golden set, needed when BASE/NEW are run files.")
+@click.option("--retriever", "retrievers", multiple=True,
+              help="Call this retriever instead of reading BASE / NEW; give it twice (base, then new).")
+@click.option("--sequential", is_flag=True,
+              help="With two --retriever: ask the questions in a seeded random order and stop as soon as the verdict "
+                   "on --metric is certain at --alpha (an anytime-valid confidence sequence).")
+@click.option("--metric", default="ndcg@10", show_default=True, help="The metric a --sequential comparison decides on.")
+@click.option("--seed", default=0, show_default=True, help="The question order of a --sequential comparison.")
 @click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the default metrics.")
 @click.option("--metrics", help="Comma-separated metric specs to compare.")
 @click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
@@ -29,16 +36,17 @@ if TYPE_CHECKING:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
-def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics: str | None, fetch: int | None,
+def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],
+                    sequential: bool, metric: str, seed: int, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, corpus: Path | None,
                     tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
                     output: Path | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
-    For each metric: both means, the difference with its 95% interval and p-value from a paired
-    test chosen for the metric's values (paired t; McNemar with Tango's interval for 0/1 values),
-    Holm-corrected over metrics x tags, better/worse/tied counts, the minimum detectable effect
-    at 80% power and a verdict; then per-tag differences, the questions that got worse, latency
+    For each metric: both means, the difference with its 95% interval and p-value from the
+    betting test (valid for any per-question differences at every n), Holm-corrected over the
+    metrics and, apart, over tags x metrics, better/worse/tied counts, the minimum detectable
+    effect at 80% power and a verdict; then per-tag differences, the questions that got worse, latency
     and cost. Exit 2 when the results cannot be compared fairly (different golden sets or
     contracts, too few shared questions).
 
@@ -46,10 +54,38 @@ def compare_command(base: Path, new: Path, golden: Path | None, ks: str, metrics
     Examples:
       ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl -k 5
       ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ragauge compare --golden golden.jsonl --retriever bm25:corpus.jsonl --retriever hybrid:corpus.jsonl --sequential
     """
     from ragauge.comparison import compare
+    from ragauge.errors import InputError
     from ragauge.reports.comparison import render_comparison
 
+    if retrievers:
+        if len(retrievers) != 2 or base is not None or golden is None:
+            raise InputError("give --golden and --retriever twice (base, then new), without BASE / NEW",
+                             hint="ragauge compare --golden golden.jsonl --retriever SPEC_A --retriever SPEC_B")
+        if sequential:
+            from ragauge.comparison.sequential import compare_sequential
+            from ragauge.reports.sequential import render_sequential
+
+            found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
+                                       fetch=fetch or 20, corpus=corpus)
+            write_output(render_sequential(found, fmt), output)
+            return
+        import ragauge
+
+        runs = [ragauge.evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch or 20,
+                                 doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
+                                 corpus=corpus) for spec in retrievers]
+        result = compare(runs[0], runs[1], alpha=alpha)
+        write_output(render_comparison(result, fmt), output)
+        return
+    if sequential:
+        raise InputError("--sequential compares two retrievers: give --golden and --retriever twice",
+                         hint="a sequential comparison asks the questions itself; runs already hold every answer")
+    if base is None or new is None:
+        raise InputError("give BASE and NEW (runs or saved results), or --retriever twice",
+                         hint="ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl")
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
                      unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)

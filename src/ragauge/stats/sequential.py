@@ -1,0 +1,77 @@
+"""An anytime-valid sequential comparison: a confidence sequence for the mean difference by betting.
+
+Questions are asked one at a time (in a seeded random order); after each, two gamblers bet against
+"the mean difference is ``null``" with bets that depend on the questions before only (the confidence
+sequence bets of ``stats.betting``: lambda_t ~ sqrt(2 log(2/a) / (s2_{t-1} t log(1 + t)))). By
+Ville's inequality the chance that either capital *ever* reaches 2 / a while the null holds is at most
+a, so the comparison may look after every question and stop the first time a capital crosses: the
+error rate stays at most alpha however often it looks (continuous monitoring is what it is built for).
+At any time t the set of means neither gambler has ruled out is a (1 - a) confidence sequence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragauge.stats import betting
+
+
+@dataclass(frozen=True)
+class SequentialTest:
+    """Where a sequential comparison stands after ``asked`` questions: the running mean difference,
+    the confidence sequence's interval ``ci`` at that time, and ``decided`` ("better": the mean
+    difference is above ``null``, "worse": below, None: not yet), reached at question ``stopped_at``
+    (None while undecided)."""
+
+    asked: int
+    diff: float
+    ci: tuple[float, float]
+    decided: str | None
+    stopped_at: int | None
+    alpha: float
+    null: float = 0.0
+
+
+def crossing(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> tuple[int | None, str | None]:
+    """The first question (1-based) after which a gambler's capital against ``null`` reaches
+    2 / ``alpha``, and the direction it shows; (None, None) when none does."""
+    d = np.asarray(differences, dtype=np.float64)
+    if len(d) == 0:
+        return None, None
+    b = betting.bets(d, -1.0, 1.0, alpha / 2.0, sequence=True)
+    m = (null + 1.0) / 2.0
+    threshold = math.log(2.0 / alpha)
+    up = np.cumsum(betting.log_steps(b, m, True)[0])
+    down = np.cumsum(betting.log_steps(b, m, False)[0])
+    first_up = int(np.argmax(up >= threshold)) + 1 if bool((up >= threshold).any()) else None
+    first_down = int(np.argmax(down >= threshold)) + 1 if bool((down >= threshold).any()) else None
+    if first_up is None and first_down is None:
+        return None, None
+    if first_down is None or (first_up is not None and first_up <= first_down):
+        return first_up, "better"
+    return first_down, "worse"
+
+
+def sequence_interval(differences: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """The confidence sequence's interval after the values given (in their order)."""
+    d = np.asarray(differences, dtype=np.float64)
+    if len(d) == 0:
+        return (-1.0, 1.0)
+    b = betting.bets(d, -1.0, 1.0, alpha / 2.0, sequence=True)
+    threshold = math.log(2.0 / alpha)
+    lo = betting._from_y(betting._crossing(b, True, threshold), -1.0, 1.0)
+    hi = betting._from_y(betting._crossing(b, False, threshold), -1.0, 1.0)
+    return (lo, hi)
+
+
+def sequential_test(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> SequentialTest:
+    """The comparison of the differences in their order, stopped at the first crossing: its figures
+    at the stop (or after every question, when none crossed)."""
+    d = np.asarray(differences, dtype=np.float64)
+    stop, direction = crossing(d, alpha, null)
+    seen = d[:stop] if stop is not None else d
+    return SequentialTest(len(seen), float(seen.mean()) if len(seen) else math.nan, sequence_interval(seen, alpha),
+                          direction, stop, alpha, null)
