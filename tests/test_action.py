@@ -71,3 +71,21 @@ def test_the_gate_step_passes_fails_and_reports(tmp_path: Path, baseline: Path) 
     assert neither.returncode == 2 and "::error::" in neither.stdout
     broken, _ = gate_step(tmp_path, RUN=str(EXAMPLE / "bm25.run.jsonl"), BASELINE=str(tmp_path / "missing.json"))
     assert broken.returncode == 2 and "baseline file not found" in broken.stderr
+
+
+@pytest.mark.skipif(shutil.which("ragauge") is None, reason="the ragauge command is not on PATH")
+def test_an_input_is_data_never_an_option(tmp_path: Path, baseline: Path) -> None:
+    """GOLDEN=--help printed help, exited 0 and wrote passed=true; a bad k left report.html missing
+    in silence (the report step's error was swallowed) and the job green."""
+    helped, _ = gate_step(tmp_path, GOLDEN="--help", RUN=str(EXAMPLE / "bm25.run.jsonl"), BASELINE=str(baseline))
+    assert helped.returncode == 2 and "Usage:" not in helped.stdout, helped.stdout
+    assert "passed=true" not in (tmp_path / "output.txt").read_text()
+    (tmp_path / "output.txt").unlink()
+    bad_k, out = gate_step(tmp_path, RUN=str(EXAMPLE / "bm25.run.jsonl"), BASELINE=str(baseline), KS="ten")
+    assert bad_k.returncode == 2 and "'k' must be positive integers" in bad_k.stdout
+    assert "passed=false" in (tmp_path / "output.txt").read_text()
+    zero_k, out = gate_step(tmp_path, RUN=str(EXAMPLE / "bm25.run.jsonl"), BASELINE=str(baseline), KS="0")
+    assert zero_k.returncode == 2 and "the HTML report could not be written" in zero_k.stdout
+    assert "passed=false" in (tmp_path / "output.txt").read_text().splitlines()[-1]
+    opt, _ = gate_step(tmp_path, RUN="--help", BASELINE=str(baseline))
+    assert opt.returncode == 2 and "Usage:" not in opt.stdout
