@@ -90,3 +90,27 @@ def test_the_user_name_and_the_rest_of_the_url_stay_readable() -> None:
     assert redact("host=db password='a b' user=me") == "host=db password=*** user=me"
     assert redact_value({"url": "https://u:p@h/s?api_key=k", "n": 3, "list": ["token=abc"]}) == \
         {"url": "https://u:***@h/s?api_key=***", "n": 3, "list": ["token=***"]}
+
+
+def test_a_secret_across_the_cut_is_hidden_whole() -> None:
+    """Cut first, then redacted, a password echoed across the cut printed all but its last
+    character (retrieve/elastic/engine.py and retrieve/chat.py did so): excerpt redacts first."""
+    from ragauge.redact import excerpt
+
+    secret = "s3cret-Pa55word-xyz"
+    body = "x" * 190 + secret + " tail"
+    shown = excerpt(body, [secret], 200)
+    assert len(shown) <= 200 and "s3cret" not in shown and "***" in shown
+    assert body[:200] not in shown  # the old order would have shown 's3cret-Pa5'
+
+
+def test_engine_messages_keep_the_whole_reason_until_redacted() -> None:
+    from types import SimpleNamespace
+
+    from ragauge.retrieve.elastic.engine import _shard_reason, error_reason
+
+    text = "y" * 250 + "password=hunter2-hunter2"
+    kind, reason = error_reason(SimpleNamespace(text=text, content=b"not json"))
+    assert reason.endswith("hunter2-hunter2")  # not cut before the caller redacts it
+    shards = {"failures": [{"shard": 0, "index": "i", "reason": {"type": "t", "reason": "z" * 400}}]}
+    assert len(_shard_reason(shards)) > 300

@@ -66,6 +66,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _replace_values(text, secrets)
 
 
+def excerpt(text: str, secrets: Iterable[str] = (), limit: int = 200) -> str:
+    """The start of ``text`` for a message: redacted first, THEN cut to ``limit`` characters. Cut
+    first, a secret straddling the cut would lose its end and no longer match, so all but its last
+    characters would be shown; every message that quotes a server's body goes through here."""
+    return redact(text, secrets)[:limit]
+
+
 def find_secrets(text: str) -> list[str]:
     """The secret values ``redact`` would hide in ``text`` (raw and percent-decoded), so that a
     later message echoing one of them (or a piece of it) can be redacted too."""

@@ -29,7 +29,7 @@ from typing import Any
 from ragauge.core.jsonl import loads
 from ragauge.core.numbers import NON_NEGATIVE, WHOLE, check_number
 from ragauge.errors import InputError
-from ragauge.redact import redact, url_secrets
+from ragauge.redact import excerpt, redact, url_secrets
 from ragauge.retrieve.base import TIMEOUT
 
 FAIL_FAST = 3
@@ -148,7 +148,7 @@ class ChatClient:
                 continue
             if status >= 400:
                 raise InputError(self.hide(f"{ep.who} at {self.shown} answered {status} {response.reason_phrase}: "
-                                           f"{self.hide(response.text)[:300]}"),
+                                           f"{excerpt(self.hide(response.text), limit=300)}"),
                                  hint=f"check the model name and the key (read from ${ep.api_key_env})")
             return self._reply(response.content)
         return ChatReply(None, failed=True, error=error)
@@ -158,8 +158,9 @@ class ChatClient:
             data = loads(content)
             text = data["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
+            shown = excerpt(self.hide(content.decode("utf-8", "replace")), limit=200)
             raise InputError(self.hide(f"{self.endpoint.who} at {self.shown} did not answer a chat completion: "
-                                       f"{content[:200]!r}"),
+                                       f"{shown!r}"),
                              hint=f"point {self.endpoint.flag} at an OpenAI-compatible server, "
                                   "e.g. http://localhost:8080/v1") from None
         return ChatReply(text if isinstance(text, str) else None)

@@ -27,7 +27,7 @@ from typing import Any
 from ragauge.core.jsonl import loads
 from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
-from ragauge.redact import SECRET_NAME, redact, url_secrets
+from ragauge.redact import SECRET_NAME, excerpt, redact, url_secrets
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -239,7 +239,7 @@ def _query_params(payload: Any) -> list[tuple[str, str]]:
 def _body(content: bytes, secrets: list[str]) -> str:
     """The start of a response body for a message: redacted first, THEN cut to 200 characters
     (cut first, a key straddling the cut would leave its start behind)."""
-    return redact(content.decode("utf-8", "replace"), secrets)[:200]
+    return excerpt(content.decode("utf-8", "replace"), secrets, 200)
 
 
 def _redacted(exc: InputError | RetryableError, secrets: list[str]) -> InputError | RetryableError:

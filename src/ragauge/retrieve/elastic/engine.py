@@ -9,7 +9,7 @@ from typing import Any
 from ragauge.core.jsonl import loads
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, RagaugeError
-from ragauge.redact import redact
+from ragauge.redact import excerpt, redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
 from ragauge.retrieve.elastic.body import search_request
 from ragauge.retrieve.elastic.target import AUTH_ENV, Target
@@ -71,15 +71,18 @@ class ElasticRetriever(RetrieverBase):
             return loads(response.content)
         except (ValueError, UnicodeDecodeError) as exc:
             raise InputError(self._redact(f"{self.target.who} did not answer JSON ({exc}): "
-                                          f"{response.text[:200]!r}")) from None
+                                          f"{self._excerpt(response.text, 200)!r}")) from None
 
     def _redact(self, text: str) -> str:
         return redact(text, self.target.auth.secrets)
 
+    def _excerpt(self, text: str, limit: int) -> str:
+        return excerpt(text, self.target.auth.secrets, limit)
+
     def _error(self, response: Any) -> Exception:
         status, who = response.status_code, self.target.who
         kind, reason = error_reason(response)
-        said = self._redact(f"{status}" + (f" {kind}" if kind else "") + (f": {reason}" if reason else ""))[:300]
+        said = self._excerpt(f"{status}" + (f" {kind}" if kind else "") + (f": {reason}" if reason else ""), 300)
         if status == 401:
             return InputError(f"{who}: authentication failed ({said})", hint=self._auth_hint())
         if status == 403:
@@ -188,7 +191,8 @@ class ElasticRetriever(RetrieverBase):
         failed = shards.get("failed", 0)
         if failed:
             raise RetryableError(self._redact(f"{target.who}: {failed} of {shards.get('total', '?')} shards failed "
-                                              f"({_shard_reason(shards)}), so the hits are partial"))
+                                              f"({self._excerpt(_shard_reason(shards), 300)}), so the hits are "
+                                              "partial"))
         hits = data["hits"].get("hits")
         if not isinstance(hits, list):
             raise InputError(f"{target.who} answered 'hits' without a list of hits")
@@ -258,7 +262,7 @@ def error_reason(response: Any) -> tuple[str | None, str]:
         return (str(kind) if kind else None), str(reason or "")
     if isinstance(error, str):
         return None, error
-    return None, (response.text or "").strip()[:200]
+    return None, (response.text or "").strip()  # cut by the caller, after redaction
 
 
 def _shard_reason(shards: Mapping[str, Any]) -> str:
@@ -270,7 +274,7 @@ def _shard_reason(shards: Mapping[str, Any]) -> str:
             text = f"{reason.get('type')}: {reason.get('reason')}"
         else:
             text = str(reason)
-        return f"shard {first.get('shard')} of {first.get('index')!r}: {text}"[:300]
+        return f"shard {first.get('shard')} of {first.get('index')!r}: {text}"  # cut after redaction
     return "no reason given"
 
 

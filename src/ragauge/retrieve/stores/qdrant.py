@@ -76,7 +76,7 @@ def classify(exc: Exception, target: StoreTarget, *, opening: bool) -> Exception
     text = target.hide((str(exc).strip().splitlines() or [type(exc).__name__])[0])
     if isinstance(exc, UnexpectedResponse):
         status = exc.status_code or 0
-        body = target.hide(exc.content[:200].decode("utf-8", "replace"))
+        body = target.hide(exc.content.decode("utf-8", "replace"))[:200]  # redacted first, then cut
         if status in (401, 403):
             return InputError(f"{target.who}: the server refused the API key (HTTP {status})",
                               hint="set ?api_key= or $QDRANT_API_KEY to a key for this cluster")
