@@ -100,7 +100,7 @@ def test_scrub_writes_output_and_report_without_values(tmp_path: Path) -> None:
     assert "scrubbed 1 of 2 lines: EMAIL 2, PHONE 1" in result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0] == {"id": "q1", "query": "mail <EMAIL_1> or call <PHONE_1>", "relevant": ["d"],
-                       "notes": "by <EMAIL_1>"}
+                       "notes": "by <EMAIL_2>"}  # another address: another placeholder
     assert rows[1] == {"id": "q2", "query": "printer E-301 after update 10.0.19045.1", "relevant": []}
     text = report.read_text()
     assert "john@acme.com" not in text and "415-555-0132" not in text and "a@b.com" not in text

@@ -112,11 +112,23 @@ def test_scrub_records_keeps_other_fields_and_reports_per_line() -> None:
     records = [(1, {"id": "q1", "query": "mail a@x.com", "notes": "from b@x.com", "relevant": ["d"]}),
                (3, {"id": "q2", "query": "clean", "relevant": []})]
     objects, reports, summary = scrub_records(records, ScrubOptions(fields=("query", "notes")))
-    assert objects[0] == {"id": "q1", "query": "mail <EMAIL_1>", "notes": "from <EMAIL_1>", "relevant": ["d"]}
+    assert objects[0] == {"id": "q1", "query": "mail <EMAIL_1>", "notes": "from <EMAIL_2>", "relevant": ["d"]}
     assert objects[1] == records[1][1]
     assert [r.to_dict() for r in reports] == [{
         "id": "q1", "line": 1, "counts": {"EMAIL": 2},
         "redactions": {"query": [{"type": "EMAIL", "placeholder": "<EMAIL_1>", "start": 5, "end": 12}],
-                       "notes": [{"type": "EMAIL", "placeholder": "<EMAIL_1>", "start": 5, "end": 12}]}}]
+                       "notes": [{"type": "EMAIL", "placeholder": "<EMAIL_2>", "start": 5, "end": 12}]}}]
     assert (summary.lines, summary.changed, dict(summary.counts)) == (2, 1, {"EMAIL": 2})
     assert PLACEHOLDER.fullmatch("<URL_CREDENTIALS_12>")
+
+
+def test_distinct_values_stay_distinct_across_the_questions_of_a_file() -> None:
+    """Two different addresses in two questions both became <EMAIL_1>; the same address in two
+    questions keeps one placeholder."""
+    from ragauge.curation.scrub import ScrubOptions, scrub_records
+
+    records = [(1, {"id": "q1", "query": "mail ann@example.com"}), (2, {"id": "q2", "query": "mail bob@example.org"}),
+               (3, {"id": "q3", "query": "again ANN@example.com"})]
+    objects, _, summary = scrub_records(records, ScrubOptions())
+    assert [o["query"] for o in objects] == ["mail <EMAIL_1>", "mail <EMAIL_2>", "again <EMAIL_1>"]
+    assert summary.counts == {"EMAIL": 3}

@@ -2,9 +2,10 @@
 
 The core is :func:`scrub_text`: detect (see :mod:`ragauge.curation.detectors`), resolve overlaps
 (higher kind first, then the longer span, then the earlier one), and replace each kept span by a
-typed, numbered placeholder such as ``<EMAIL_1>``. Within one text the same value (by its canonical
-key: an address in lower case, a phone number in E.164, a card's digits) always gets the same
-placeholder, and different values get different numbers. Placeholders already in the text are
+typed, numbered placeholder such as ``<EMAIL_1>``. Within one text, and across a whole file scrubbed
+together (one :class:`Numbering`), the same value (by its canonical key: an address in lower case, a
+phone number in E.164, a card's digits) always gets the same placeholder, and different values get
+different numbers. Placeholders already in the text are
 never detected again and their numbers are not reused, so scrubbing is idempotent.
 
 Spans in a :class:`Redaction` are ``[start, end)`` character offsets (Python string indices) into
@@ -72,12 +73,23 @@ def resolve(detections: Iterable[Detection], protected: Sequence[tuple[int, int]
     return sorted(kept, key=lambda d: d.start)
 
 
-def apply(text: str, detections: Sequence[Detection]) -> ScrubResult:
-    """Replace resolved, non-overlapping ``detections`` (sorted by start) with numbered placeholders."""
-    numbers: dict[str, int] = {}
+@dataclass
+class Numbering:
+    """The placeholders given so far: one per (kind, canonical value), numbered per kind. Shared by
+    every text of one scrub, so two different addresses in two questions never both become
+    ``<EMAIL_1>`` (mutable on purpose: the caller makes one per scrub and passes it in)."""
+
+    numbers: dict[str, int] = field(default_factory=dict)
+    assigned: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def apply(text: str, detections: Sequence[Detection], numbering: Numbering | None = None) -> ScrubResult:
+    """Replace resolved, non-overlapping ``detections`` (sorted by start) with numbered placeholders
+    (from ``numbering``, shared across texts, or numbered for this text alone)."""
+    numbering = Numbering() if numbering is None else numbering
+    numbers, assigned = numbering.numbers, numbering.assigned
     for m in PLACEHOLDER.finditer(text):
         numbers[m.group("kind")] = max(numbers.get(m.group("kind"), 0), int(m.group("n")))
-    assigned: dict[tuple[str, str], str] = {}
     parts: list[str] = []
     redactions: list[Redaction] = []
     cursor = 0
@@ -111,7 +123,8 @@ def _to_original(position: int, redactions: Sequence[Redaction]) -> int:
     return position + shift
 
 
-def scrub_text(text: str, detectors: Sequence[Detector] | None = None) -> ScrubResult:
+def scrub_text(text: str, detectors: Sequence[Detector] | None = None,
+               numbering: Numbering | None = None) -> ScrubResult:
     """Redact ``text`` with ``detectors`` (default: every rule-based detector, phone region US).
 
     Detection is repeated on the scrubbed text until it finds nothing new (a value hidden by an
@@ -128,7 +141,7 @@ def scrub_text(text: str, detectors: Sequence[Detector] | None = None) -> ScrubR
         kept += [Detection(_to_original(d.start, result.redactions), _to_original(d.end, result.redactions),
                            d.kind, d.key) for d in new]
         kept.sort(key=lambda d: d.start)
-        result = apply(text, kept)
+        result = apply(text, kept, numbering)
 
 
 @dataclass(frozen=True)
@@ -173,15 +186,16 @@ class LineReport:
         }
 
 
-def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str],
-                 detectors: Sequence[Detector]) -> tuple[dict[str, Any], LineReport | None]:
-    """Scrub the string ``fields`` of one decoded line; other fields are kept as they are."""
+def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str], detectors: Sequence[Detector],
+                 numbering: Numbering | None = None) -> tuple[dict[str, Any], LineReport | None]:
+    """Scrub the string ``fields`` of one decoded line (placeholders numbered by ``numbering``,
+    shared across the file); other fields are kept as they are."""
     out = dict(obj)
     changed: dict[str, tuple[Redaction, ...]] = {}
     for name in fields:
         value = obj.get(name)
         if isinstance(value, str):
-            result = scrub_text(value, detectors)
+            result = scrub_text(value, detectors, numbering)
             if result.changed:
                 out[name] = result.text
                 changed[name] = result.redactions
@@ -212,8 +226,9 @@ def scrub_records(records: Iterable[tuple[int, Mapping[str, Any]]], options: Scr
     objects: list[dict[str, Any]] = []
     reports: list[LineReport] = []
     totals: dict[str, int] = {}
+    numbering = Numbering()  # one for the file: distinct values stay distinct across questions
     for line, obj in records:
-        new, report = scrub_record(obj, line, options.fields, use)
+        new, report = scrub_record(obj, line, options.fields, use, numbering)
         objects.append(new)
         if report is not None:
             reports.append(report)
