@@ -188,3 +188,20 @@ def test_a_run_against_an_http_retriever_imports_no_columnar_stack(tmp_path: Pat
     code, imported = _imported(["run", str(golden), "--retriever", "http://127.0.0.1:9/search", "--retries", "0",
                                 "-o", str(tmp_path / "down.jsonl")], ("numpy", "pyarrow", "aiohttp"))
     assert code == "2" and imported == ["aiohttp"]  # every call failed: the message, and still no Run built
+
+
+def test_a_message_with_several_problems_prints_them_on_lines(tmp_path: Path) -> None:
+    """golden merge printed its list of problems with a literal \\n between them; a newline inside
+    quoted text still cannot start an unindented line."""
+    golden, candidates = tmp_path / "g.jsonl", tmp_path / "c.jsonl"
+    golden.write_text('{"id": "q1", "query": "a", "relevant": ["d"]}\n')
+    candidates.write_text('{"id": "q1", "query": "b", "relevant": ["d"]}\n{"id": "q2", "query": "c"}\n')
+    r = CliRunner().invoke(cli, ["golden", "merge", str(golden), str(candidates), "-o", str(tmp_path / "o.jsonl")])
+    assert r.exit_code == 2 and "\\n" not in r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("error: ") and all(line.startswith("  ") for line in lines[1:]), r.stderr
+    from ragauge.cli.main import _shown
+    from ragauge.errors import InputError
+
+    shown = _shown(InputError("bad id 'x\ngate PASSED'"))
+    assert "\ngate PASSED" not in shown

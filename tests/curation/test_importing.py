@@ -108,3 +108,17 @@ def test_chunk_ids_in_imported_qrels_are_warned_about_not_refused(tmp_path: Path
     result = import_golden("msmarco", [queries, qrels], out)
     assert [(f.code, f.line) for f in result.report.findings] == [("chunk-id", 1)]
     assert json.loads(out.read_text(encoding="utf-8"))["relevant"] == ["kb-1#3"]
+
+
+def test_msmarco_messages_say_queries(tmp_path: Path) -> None:
+    """The MS MARCO importer said "querys"."""
+    queries = tmp_path / "q.tsv"
+    queries.write_text("1\tvpn\n2\tprinter\n", encoding="utf-8")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 kb-1 1\n", encoding="utf-8")
+    result = import_golden("msmarco", [queries, qrels])
+    assert any("1 query(s) have no judgement" in n for n in result.notes)
+    qrels.write_text("9 0 kb-1 1\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        import_golden("msmarco", [queries, qrels])
+    assert "not in the queries file" in err.value.message and "querys" not in str(err.value)

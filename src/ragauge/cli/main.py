@@ -91,12 +91,15 @@ class RagaugeGroup(click.Group):
 
 def _shown(exc: RagaugeError) -> str:
     """An error as the terminal gets it: where, what and the hint, each with its secrets redacted
-    and escaped, so text quoted in it (a path, an id) cannot start a line or send a control sequence."""
+    and escaped, so text quoted in it (a path, an id) cannot start an unindented line or send a
+    control sequence."""
     from ragauge.core.escape import terminal
     from ragauge.redact import redact
 
     def clean(text: str) -> str:
-        return terminal(redact(text))
+        # a message's own continuation lines ("\n  " + text: the problems after the first) stay lines,
+        # indented, so nothing quoted can print an unindented line; any other line break is escaped
+        return "\n  ".join(terminal(redact(part)) for part in text.split("\n  "))
 
     text = f"{clean(exc.where)}: {clean(exc.message)}" if exc.where else clean(exc.message)
     return text + (f"\n  hint: {clean(exc.hint)}" if exc.hint else "")

@@ -12,7 +12,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -236,3 +236,26 @@ def append_line(path: str | Path, line: str, *, what: str = "output") -> None:
     partial line is cut off again and InputError is raised (:class:`Appender`)."""
     with Appender(path, what=what, sync=True) as out:
         out.write((line + "\n").encode("utf-8"))
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file: the same inode when both exist (hard links, symlinks,
+    ``./x`` and ``x``), else the same absolute path."""
+    pa, pb = Path(a), Path(b)
+    try:
+        if pa.exists() and pb.exists():
+            return os.path.samefile(pa, pb)
+    except OSError:
+        pass
+    return pa.resolve() == pb.resolve()
+
+
+def check_not_an_input(output: str | Path | None, inputs: Iterable[str | Path | None], what: str = "output") -> None:
+    """InputError (exit 2) when ``output`` is one of the ``inputs``: writing it would replace what is
+    being read (``golden import ragas t.jsonl -o t.jsonl`` replaced its own input and exited 0)."""
+    if output is None:
+        return
+    for given in inputs:
+        if given is not None and same_file(output, given):
+            raise InputError(f"the {what} is also an input ({given}): writing it would replace what is read",
+                             where=str(output), hint=f"write the {what} to another path")

@@ -120,6 +120,11 @@ def import_golden(format: str, paths: str | Path | Sequence[str | Path], output:
     _only(format, {"topic_field": topic_field}, ("topic_field",) if format == "trec" else ())
     _only(format, {"relevant": relevant}, ("relevant",) if format == "deepeval" else ())
     _only(format, {"split": split}, ("split",) if format == "beir" else ())
+    from ragauge.core.files import check_not_an_input
+
+    read = [*(files if format != "beir" else []), corpus]
+    check_not_an_input(output, read, "golden set")
+    check_not_an_input(corpus_out, [*read, output], "corpus")
     queries, notes, rows = _queries(format, files, corpus=None if corpus is None else Path(corpus),
                                     topic_field=topic_field, relevant=relevant, split=split)
     golden = GoldenSet.from_queries(queries, str(files[0]))

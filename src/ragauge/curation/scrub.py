@@ -255,9 +255,11 @@ def scrub_golden(source: str | Path, output: str | Path, *, report: str | Path |
     """Scrub the ``options.fields`` of every line of the JSONL file ``source`` into ``output``
     (atomically; other fields and lines unchanged) and, with ``report``, write what changed (ids,
     types, counts, character spans, never the values). Returns the totals."""
-    from ragauge.core.files import atomic_write
+    from ragauge.core.files import atomic_write, check_not_an_input
     from ragauge.core.jsonl import read_jsonl, to_jsonl
 
+    check_not_an_input(output, [source])
+    check_not_an_input(report, [source, output], "report")
     options = options or ScrubOptions()
     check_regions(options.regions)
     if not options.fields:

@@ -172,6 +172,7 @@ def golden_from_topics(topics: list[Topic], qrels: Mapping[str, Mapping[str, flo
     the set reads. A topic without judgements is left out (unjudged is not "no answer"; a note
     counts them); judgements of an id missing from the topics are an error. Topic numbers written
     with leading zeros (``051``) match qrels ids without them (``51``), with a note."""
+    whats = "queries" if what == "query" else f"{what}s"  # the plural ("querys" was printed)
     by_id = {t.id: t for t in topics}
     alias: dict[str, str] = {}
     unknown = [q for q in qrels if q not in by_id]
@@ -181,14 +182,14 @@ def golden_from_topics(topics: list[Topic], qrels: Mapping[str, Mapping[str, flo
                  if q.isdigit() and (q.lstrip("0") or "0") in stripped}
         unknown = [q for q in unknown if q not in alias]
     if unknown:
-        raise InputError(f"{len(unknown)} judged {what} id(s) are not in the {what}s file, e.g. {unknown[0]!r}",
-                         where=str(qrels_path), hint=f"give the {what}s file that goes with these qrels")
+        raise InputError(f"{len(unknown)} judged {what} id(s) are not in the {whats} file, e.g. {unknown[0]!r}",
+                         where=str(qrels_path), hint=f"give the {whats} file that goes with these qrels")
     judged = {alias.get(q, q): docs for q, docs in qrels.items()}
     notes = []
     if alias:
         example = next(iter(alias.items()))
         notes.append(f"{len(alias)} {what} number(s) match the qrels only without leading zeros "
-                     f"(qrels {example[0]!r} is {what} {example[1]!r}); the {what}s' own ids are kept")
+                     f"(qrels {example[0]!r} is {what} {example[1]!r}); the {whats}' own ids are kept")
     queries = []
     extra_fields = [f for f in ("title", "desc", "narr") if f not in field.split("+")]
     for topic in topics:
@@ -204,7 +205,7 @@ def golden_from_topics(topics: list[Topic], qrels: Mapping[str, Mapping[str, flo
                      f"not a question without an answer): {', '.join(ids[:10])}{' ...' if left > 10 else ''}")
     if not queries:
         raise InputError(f"no {what} of {topics_path} is judged in {qrels_path}",
-                         hint=f"are the {what}s and the qrels of the same collection?")
+                         hint=f"are the {whats} and the qrels of the same collection?")
     return queries, notes
 
 

@@ -82,6 +82,10 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     ``RaySetup``), the calls run on Ray actors, each opening the retriever from its spec (so the
     retriever must be a spec string). ``prepare_run=False``: the caller will not read
     ``Retrieval.run`` (see ``executor.answer_all``)."""
+    if output is not None and isinstance(golden, (str, Path)):
+        from ragauge.core.files import check_not_an_input
+
+        check_not_an_input(output, [golden], "run file")
     golden_set = as_golden(golden)
     described = None
     if shard is not None:
