@@ -95,3 +95,16 @@ def test_terminal_style_on_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
     assert terminal_style(None, no_color=False) == {"color": False, "width": None}
+
+
+def test_an_all_no_answer_set_prints_n_a_not_nan() -> None:
+    """The table printed nan beside a note saying the means are n/a."""
+    import ragauge
+
+    golden = [{"id": "q1", "query": "a", "relevant": []}, {"id": "q2", "query": "b", "relevant": []}]
+    e = ragauge.evaluate_run(golden, {"q1": ["d"], "q2": ["x"]})
+    for fmt in ("text", "markdown"):
+        out = render(e, fmt)
+        assert not re.search(r"\bnan\b", out) and "n/a" in out, out
+    html = render(e, "html")
+    assert not re.search(r">\s*nan\s*<", html) and "n/a" in html

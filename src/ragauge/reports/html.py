@@ -19,6 +19,7 @@ from ragauge.evaluation.result import Evaluation
 from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
+    NAN,
     NOT_FOUND,
     SMALL_TAG,
     budget_rule,
@@ -152,7 +153,7 @@ def _ms(value: float) -> str:
 def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
     meta = evaluation.meta
     counts = meta.get("counts", {})
-    cards = [{"label": m, "value": f"{evaluation.summary.get(m, 0.0):.4f}", "unit": "", "kind": "metric"}
+    cards = [{"label": m, "value": mean_text(evaluation.summary.get(m, NAN)), "unit": "", "kind": "metric"}
              for m in evaluation.metrics]
     cards.append({"label": "answerable questions", "value": str(counts.get("answerable", len(evaluation.queries))),
                   "unit": "", "kind": "count"})

@@ -13,6 +13,7 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
+    NAN,
     SMALL_TAG,
     TAG_INTERVAL_NOTE,
     WORST,
@@ -88,7 +89,7 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     golden = meta.get("golden", {}).get("path", "?")
     run = meta.get("run", {}).get("path", "?")
     out = [f"### ragauge: {escape(run)} against {escape(golden)}", ""]
-    out += _table(names, [[f"{evaluation.summary.get(name, 0.0):.4f}" for name in m]], 0) if m else []
+    out += _table(names, [[mean_text(evaluation.summary.get(name, NAN)) for name in m]], 0) if m else []
     k = ",".join(map(str, meta.get("contract", {}).get("k", []))) or "-"
     out += ["", f"<sub>k={escape(k)} · fetch={escape(fetch_label(evaluation))} · means over "
                 f"{escape(counts.get('answerable', len(evaluation.queries)))} answerable of "

@@ -19,6 +19,7 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
 from ragauge.reports.views import (
     CONFIDENCE,
+    NAN,
     SMALL_TAG,
     TAG_INTERVAL_NOTE,
     WORST,
@@ -129,8 +130,8 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     out = [s(head, bold=True)] if width is None or len(head) <= width else [
         s(f"ragauge {version}", bold=True), f"golden: {golden}", f"run:    {run}"]
     out.append("")
-    lines, _ = _table(["metric", "mean"], [[t(m), f"{evaluation.summary.get(m, 0.0):.4f}"] for m in evaluation.metrics],
-                      None, 2, s)
+    means = [[t(m), mean_text(evaluation.summary.get(m, NAN))] for m in evaluation.metrics]
+    lines, _ = _table(["metric", "mean"], means, None, 2, s)
     out += lines
     perf = latency_cost_line(evaluation)
     if perf:

@@ -69,7 +69,7 @@ class TagRow:
 
 def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) -> list[TagRow]:
     """The per-tag table in the result's order (weakest first), with a 95% interval of the mean
-    (``stats.mean``: Wilson for 0/1 values, Student t otherwise) for each metric in ``ci_metrics``
+    (``stats.mean``: the betting interval, valid for any values) for each metric in ``ci_metrics``
     (default: the first metric only)."""
 
     from ragauge.stats.mean import mean_interval
@@ -124,12 +124,15 @@ def source_caption(evaluation: Evaluation) -> str:
     return "synthetic questions are scored apart: the summary and every table cover the real ones"
 
 
+NAN = float("nan")
+
+
 def mean_text(value: float, digits: int = 4) -> str:
     """A mean with ``digits`` decimals, ``n/a`` for an empty mean (NaN)."""
     return "n/a" if value != value else f"{value:.{digits}f}"
 
 
-TAG_INTERVAL_NOTE = "interval of the tag's mean {metric} (Wilson score for 0/1 values, Student t otherwise)"
+TAG_INTERVAL_NOTE = "interval of the tag's mean {metric} (betting: valid for any values at every n)"
 
 
 def interval_text(ci: tuple[float, float] | None, sep: str = ", ") -> str:
