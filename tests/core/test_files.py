@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,33 @@ def test_an_appender_cuts_a_failed_write_back_to_whole_records(tmp_path: Path) -
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")})
     assert "cannot write records: File too large" in done.stdout, done.stderr
     assert path.read_bytes() == b"a" * 59 + b"\n"
+
+
+def test_a_pipe_nothing_writes_to_is_refused_not_waited_on_forever(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragauge.core.files as files
+
+    monkeypatch.setattr(files, "FIFO_WAIT", 0.2)
+    fifo = tmp_path / "golden.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="a pipe that nothing wrote to within 0.2 s"):
+        files.read_input(fifo, "golden set")
+
+
+def test_a_pipe_with_a_writer_is_read_whole(tmp_path: Path) -> None:
+    import threading
+
+    from ragauge.core.files import read_input
+
+    fifo = tmp_path / "golden.jsonl"
+    os.mkfifo(fifo)
+    body = b'{"id": "q1"}\n' * 50_000  # more than a pipe's buffer
+
+    def write() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(body)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert read_input(fifo, "golden set") == body
+    writer.join()

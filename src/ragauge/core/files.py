@@ -22,13 +22,45 @@ BLOCK_BYTES = 32 << 20
 """How much of a file :func:`line_blocks` reads at a time (whole lines are added to each block)."""
 
 
+FIFO_WAIT = 30.0
+"""Seconds a pipe given as an input file may stay silent before ragauge says nothing writes to it."""
+
+
 def read_input(path: str | Path, what: str) -> bytes:
     """The bytes of ``path`` without a leading UTF-8 BOM; InputError naming the file (and ``what``
-    it should be) when it is missing, a folder, or unreadable."""
+    it should be) when it is missing, a folder, or unreadable, or a pipe nothing writes to within
+    ``FIFO_WAIT`` seconds (``mkfifo`` with no writer blocked forever; ``<(command)`` still works)."""
     path = Path(path)
     with _reading(path, what):
-        data = path.read_bytes()
+        data = _read_pipe(path, what) if _is_pipe(path) else path.read_bytes()
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _is_pipe(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _read_pipe(path: Path, what: str) -> bytes:
+    """Open a pipe without waiting for a writer, wait up to ``FIFO_WAIT`` for its first bytes (or
+    its end), then read it whole."""
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        ready, _, _ = select.select([fd], [], [], FIFO_WAIT)
+        if not ready:
+            raise InputError(f"the {what} file is a pipe that nothing wrote to within {FIFO_WAIT:g} s",
+                             where=str(path), hint="start the program that writes to it first, or give a file")
+        os.set_blocking(fd, True)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
