@@ -88,3 +88,21 @@ def test_ties_broken_by_docno_descending(tmp_path: Path) -> None:
     run = write(tmp_path, "r", "1 Q0 a 1 1.0 x\n1 Q0 b 2 1.0 x\n1 Q0 c 3 1.0 x\n")
     result = run_cli("trec-eval", "-m", "recip_rank", qrels, run)
     assert result.stdout.split()[-1] == "0.5000"
+
+
+def test_infinite_scores_rank_as_trec_eval_ranks_them_and_nan_is_refused(tmp_path: Path) -> None:
+    """trec_eval reads +-inf with atof and ranks it above (below) every finite score; ragauge refused
+    it as 'not a finite number'. NaN has no rank and is still refused."""
+    from click.testing import CliRunner
+
+    from ragauge.cli.main import cli
+
+    (tmp_path / "qrels").write_text("1 0 d1 1\n1 0 d2 1\n")
+    (tmp_path / "run").write_text("1 Q0 d2 1 -inf t\n1 Q0 d3 2 5 t\n1 Q0 d1 3 inf t\n1 Q0 d4 4 -INF t\n")
+    r = CliRunner().invoke(cli, ["trec-eval", "-m", "map", "-m", "P.1", str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    # d1 (inf), d3 (5), then d4 and d2 tied at -inf, broken by docno descending: d4, d2
+    assert "map                   \tall\t0.7500" in r.stdout and "P_1                   \tall\t1.0000" in r.stdout
+    (tmp_path / "run").write_text("1 Q0 d1 1 nan t\n")
+    r = CliRunner().invoke(cli, ["trec-eval", str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert r.exit_code == 2 and "score nan is not a number" in r.stderr and "run:1" in r.stderr

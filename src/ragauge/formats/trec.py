@@ -238,16 +238,18 @@ def tail_tag(tail: bytes) -> str:
 
 
 def first_not_finite(score: np.ndarray) -> int | None:
-    """The index of the first score that is not a finite number, if any."""
-    bad = np.flatnonzero(~np.isfinite(score))
+    """The index of the first score that is not a number (NaN), if any. +-inf is a score, as in
+    trec_eval (atof reads it; it ranks above, or below, every finite score); NaN has no rank."""
+    bad = np.flatnonzero(np.isnan(score))
     return int(bad[0]) if len(bad) else None
 
 
 def not_finite(path: Path, value: float, row: int) -> InputError:
     """The error for data row ``row`` (0-based, comments and blank lines not counted) of a run
     holding the score ``value``, which is not finite."""
-    return InputError(f"score {value} is not a finite number", where=where(path, _line_of_row(path, row)),
-                      hint="scores must be finite numbers (no nan, inf or values beyond 1.8e308)")
+    return InputError(f"score {value} is not a number", where=where(path, _line_of_row(path, row)),
+                      hint="a score ranks the document: give a number (inf and -inf rank first and last, as in "
+                           "trec_eval; nan has no rank)")
 
 
 def _line_of_row(path: Path, row: int) -> int | None:
