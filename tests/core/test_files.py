@@ -133,3 +133,20 @@ def test_a_pipe_with_a_writer_is_read_whole(tmp_path: Path) -> None:
     writer.start()
     assert read_input(fifo, "golden set") == body
     writer.join()
+
+
+def test_a_gzipped_input_is_read_decompressed(tmp_path: Path) -> None:
+    """golden import trec on a gzipped topics file said 'not valid UTF-8'."""
+    import gzip
+
+    from ragauge.curation.importing import import_golden
+
+    topics = tmp_path / "topics.txt.gz"
+    topics.write_bytes(gzip.compress(b"<top>\n<num> Number: 401\n<title> vpn certificate\n</top>\n"))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("401 0 kb-1 1\n")
+    result = import_golden("trec", [topics, qrels])
+    assert [q.query for q in result.golden] == ["vpn certificate"]
+    (tmp_path / "broken.gz").write_bytes(b"\x1f\x8b" + b"not really")
+    with pytest.raises(InputError, match="gzip-compressed but cannot be decompressed"):
+        read_input(tmp_path / "broken.gz", "topics")

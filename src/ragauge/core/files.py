@@ -29,11 +29,25 @@ FIFO_WAIT = 30.0
 def read_input(path: str | Path, what: str) -> bytes:
     """The bytes of ``path`` without a leading UTF-8 BOM; InputError naming the file (and ``what``
     it should be) when it is missing, a folder, or unreadable, or a pipe nothing writes to within
-    ``FIFO_WAIT`` seconds (``mkfifo`` with no writer blocked forever; ``<(command)`` still works)."""
+    ``FIFO_WAIT`` seconds (``mkfifo`` with no writer blocked forever; ``<(command)`` still works).
+    A gzip-compressed file (its magic bytes, whatever its name) is read decompressed."""
     path = Path(path)
     with _reading(path, what):
         data = _read_pipe(path, what) if _is_pipe(path) else path.read_bytes()
+        if data.startswith(b"\x1f\x8b"):
+            data = _gunzip(data, path, what)
     return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _gunzip(data: bytes, path: Path, what: str) -> bytes:
+    import gzip
+    import zlib
+
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"the {what} file is gzip-compressed but cannot be decompressed ({exc})", where=str(path),
+                         hint="check the file (gzip -t), or give it decompressed") from None
 
 
 def _is_pipe(path: Path) -> bool:
