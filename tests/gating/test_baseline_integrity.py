@@ -98,3 +98,30 @@ def test_questions_behind_a_rule_say_how_many_more() -> None:
     assert question_line({"more": 29}) == "+29 more"
     assert question_line({"hint": "re-baseline"}) == "hint: re-baseline"
     assert question_line({"id": "q1", "now": 0.5}) == "q1: now=0.5000"
+
+
+def test_a_corpus_that_changes_the_labels_is_part_of_the_contract(tmp_path: Path) -> None:
+    """--corpus changed the numbers (stale labels dropped) but not the recorded contract, so a result
+    with it and one without compared as equals; now the effective labels are in the contract."""
+    import gzip
+
+    import ragauge
+
+    docs = [json.loads(line) for line in gzip.open(EXAMPLE / "corpus.jsonl.gz", "rt")]
+    partial = tmp_path / "corpus.jsonl"
+    partial.write_text("".join(json.dumps(d) + "\n" for d in docs[:4000]))
+    plain = ragauge.evaluate_run(GOLDEN, GOOD)
+    checked = ragauge.evaluate_run(GOLDEN, GOOD, corpus=partial)
+    assert "labels" not in plain.meta["contract"] and checked.meta["contract"]["labels"].startswith("effective ")
+    assert plain.summary["recall@5"] != checked.summary["recall@5"]
+    full = ragauge.evaluate_run(GOLDEN, GOOD, corpus=EXAMPLE / "corpus.jsonl.gz")  # nothing stale: as given
+    assert full.meta["contract"] == plain.meta["contract"] and full.summary == plain.summary
+    path = tmp_path / "baseline.json"
+    r = invoke("baseline", "update", GOLDEN, "--run", GOOD, "--baseline", str(path), "--corpus", str(partial),
+               "--reason", "first")
+    assert r.exit_code == 0, r.output
+    without = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path))
+    assert without.exit_code == 1 and "labels differ from the baseline's" in without.stdout
+    assert invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), "--corpus", str(partial)).exit_code == 0
+    compared = CliRunner().invoke(cli, ["compare", GOOD, GOOD, "--golden", GOLDEN])
+    assert compared.exit_code == 0

@@ -45,8 +45,8 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
         if not allow_different_golden:
             raise InputError(
                 f"the two results were measured under different contracts ({', '.join(changed)} differ)",
-                hint="evaluate both with the same --fetch, doc-id rule and --unjudged, or pass "
-                     "--allow-different-golden",
+                hint="evaluate both with the same --fetch, doc-id rule, --unjudged and --corpus (labels: the corpus "
+                     "dropped stale labels or resolved span labels in one of them), or pass --allow-different-golden",
             )
         notes.append(f"contracts differ in {', '.join(changed)}")
     return notes

@@ -22,6 +22,7 @@ from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.hits import Hits, Knobs, ranked_hits, select, streamed_hits
 from ragauge.evaluation.options import (
     DEDUP_RULE,
+    LABELS_AS_GIVEN,
     MEAN_OVER,
     MEAN_OVER_MIXED,
     MEAN_OVER_REAL,
@@ -186,6 +187,8 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
         if not len(golden) and entire:  # an empty half alone is not an error
             raise InputError("every question's span labels are stale: the corpus text no longer holds them",
                              where=golden.source, hint="check them with ragauge golden validate GOLDEN --corpus PATH")
+    changed = resolved is not None or bool(drift and drift.get("missing_from_index"))
+    labels = f"effective {golden.content_hash}" if changed else LABELS_AS_GIVEN
     max_k = max((s.k for s in specs if s.k is not None), default=None)
     knobs = Knobs(specs, fetch, unjudged, options.doc_id_sep, options.doc_id_pattern,
                   min(max(TOP_SHOWN, max_k or 0), MAX_SHOWN), max_k, resolved, raw if counted else None,
@@ -231,7 +234,7 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
         warnings.append(_condensed_note(golden))
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
                         doc_id_rule(options.doc_id_sep, options.doc_id_pattern), mean_over=mean_over,
-                        unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name)
+                        unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name, labels=labels)
     errored = len(rows.scores.with_status("error"))
     meta: dict[str, Any] = {
         "ragauge_version": __version__,

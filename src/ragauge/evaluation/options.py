@@ -81,6 +81,9 @@ class EvalOptions:
         return self.unjudged
 
 
+LABELS_AS_GIVEN = "as given"
+
+
 @dataclass(frozen=True)
 class Contract:
     """The rules behind a result's numbers. Two results are comparable when their ``COMPARABLE``
@@ -96,16 +99,21 @@ class Contract:
     unjudged: Unjudged = "non-relevant"
     budget: str = WORDS
     """What a token budget counts: ``words`` (the run's lengths) or a tokenizer's name."""
+    labels: str = LABELS_AS_GIVEN
+    """The labels the numbers were scored against: ``as given`` (the golden set's), or, when a corpus or
+    an index changed them (stale labels dropped, span labels resolved in its text), ``effective`` and the
+    hash of the labels that remained: the same golden set scored with another corpus is not comparable."""
 
-    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over", "budget")
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over", "budget", "labels")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,
                 "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over,
-                "unjudged": self.unjudged, **({"budget": self.budget} if self.budget != WORDS else {})}
+                "unjudged": self.unjudged, **({"budget": self.budget} if self.budget != WORDS else {}),
+                **({"labels": self.labels} if self.labels != LABELS_AS_GIVEN else {})}
 
 
-_BEFORE = {"unjudged": "non-relevant", "budget": WORDS}
+_BEFORE = {"unjudged": "non-relevant", "budget": WORDS, "labels": LABELS_AS_GIVEN}
 """What a contract stored before a field existed meant (results and baselines written earlier)."""
 
 
