@@ -25,6 +25,7 @@ from ragauge.history.report import (
     markers,
     render_text,
     resolve_entry,
+    scale,
     sparkline,
 )
 from ragauge.history.store import SCHEMA_VERSION, open_history, record_evaluation
@@ -139,7 +140,7 @@ def test_golden_changes_and_labels_are_marked(history: Path) -> None:
 
 @pytest.mark.parametrize("values, line", [
     ([0.0, 0.5, 1.0], "▁▅█"),
-    ([0.2, 0.2], "▄▄"),
+    ([0.2, 0.2], "▅▅"),  # drawn over at least MIN_SPAN: no change is the middle, not a swing
     ([None, 0.1, 0.3, None, 0.2], "·▁█·▅"),
     ([None], "·"),
     ([], ""),
@@ -188,9 +189,11 @@ def test_text(history: Path) -> None:
     assert "history h.sqlite · 3 evaluation(s) · 2026-10-01 → 2026-10-03" in text
     assert "[re-index with stemming]" in text and " G  " in text  # golden hash column marks the change
     row = next(line for line in text.splitlines() if line.startswith("hit@10 "))
-    assert sparkline(series[0].values) in row and f"{series[0].values[-1]:.4f}" in row
+    breaks = [m.breaks for m in markers(entries)]
+    assert sparkline(series[0].values, breaks, scale(series)) in row and f"{series[0].values[-1]:.4f}" in row
+    assert "|" in row and row.rstrip().endswith("break")  # the last entry's golden set changed: no Δ across it
     events = next(line for line in text.splitlines() if "events" in line)
-    assert events.rstrip().endswith("LL*")
+    assert events.rstrip().endswith("LL|*")
     assert "flips on hit@10 from #1 to #2" in text and "lost (hit → miss)" in text
 
 
@@ -303,3 +306,38 @@ def test_cli_history_errors(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "at least two" in result.stderr
     result = cli("history", "--history", path, "--metric", "ndcg@99")
     assert result.exit_code == 2 and "no recorded evaluation has ndcg@99" in result.stderr
+
+
+def _entry(i: int, golden: str, value: float, contract: dict | None = None, answerable: int = 100) -> object:
+    from ragauge.history.model import Entry
+
+    return Entry(i, f"2026-10-0{i}T09:00:00+00:00", None, golden, None, None, None, None, None, None, None, None,
+                 ("ndcg@10", "mrr"), contract or {"fetch": None}, {"ndcg@10": value, "mrr": value / 2}, {},
+                 {"answerable": answerable})
+
+
+def test_no_delta_across_another_golden_set_or_contract() -> None:
+    """history drew Δ across a Cranfield and a SciFact evaluation (-0.0656, +0.4078)."""
+    entries = [_entry(1, "sha256:cran", 0.30), _entry(2, "sha256:sci", 0.70)]
+    marks = markers(entries)
+    assert marks[1].golden_changed and marks[1].breaks
+    text = render_text(entries, marks, build_series(entries))
+    row = next(line for line in text.splitlines() if line.startswith("ndcg@10"))
+    assert row.rstrip().endswith("break") and "+0.4000" not in row and "|" in row
+    entries = [_entry(1, "g", 0.60), _entry(2, "g", 0.61, {"fetch": 50}), _entry(3, "g", 0.62, {"fetch": 50}, 90)]
+    marks = markers(entries)
+    assert marks[1].contract_changed == ("fetch",) and marks[1].mark == "C" and marks[2].shrunk
+    text = render_text(entries, marks, build_series(entries))
+    row = next(line for line in text.splitlines() if line.startswith("ndcg@10"))
+    assert row.rstrip().endswith("+0.0100")  # #2 -> #3: same golden set and contract
+    assert "#2: contract changed (fetch)" in text and "#3: fewer answerable questions (90)" in text
+    data = history_json(entries, marks, build_series(entries))
+    assert [e["breaks"] for e in data["entries"]] == [False, True, False]
+
+
+def test_trends_share_a_scale_so_a_small_change_looks_small() -> None:
+    entries = [_entry(1, "g", 0.600), _entry(2, "g", 0.610)]
+    text = render_text(entries, markers(entries), build_series(entries))
+    row = next(line for line in text.splitlines() if line.startswith("ndcg@10"))
+    assert "▁█" not in row  # a 0.01 change was drawn as a full swing
+    assert scale(build_series(entries)) == (0.3, 0.61)  # mrr (0.300-0.305) and ndcg@10 on one scale

@@ -155,6 +155,9 @@ def chart(metric: str, series: Sequence[Series], entries: Sequence[Entry], marks
         runs: list[list[dict[str, Any]]] = []
         run: list[dict[str, Any]] = []
         for i, p in enumerate(s.points):
+            if i > 0 and marks[i].breaks:  # another golden set or contract: no line across the change
+                runs.append(run)
+                run = []
             if p.value is None:  # no value here: the line breaks rather than bridging the gap
                 runs.append(run)
                 run = []
@@ -175,6 +178,9 @@ def chart(metric: str, series: Sequence[Series], entries: Sequence[Entry], marks
         if m.golden_changed:
             events.append({"x": x(i), "golden": True, "row": 1, "text": "G", "end": end,
                            "title": f"#{e.id}: golden set changed ({e.golden_hash})"})
+        elif m.contract_changed:
+            events.append({"x": x(i), "golden": True, "row": 1, "text": "C", "end": end,
+                           "title": f"#{e.id}: contract changed ({', '.join(m.contract_changed)})"})
         if m.label:
             events.append({"x": x(i), "golden": False, "row": 0, "text": _short(m.label), "end": end,
                            "title": f"#{e.id}: {m.label}"})

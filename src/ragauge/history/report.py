@@ -17,7 +17,12 @@ from ragauge.history.model import Entry
 HISTORY_JSON_VERSION = 1
 BLOCKS = "▁▂▃▄▅▆▇█"
 MISSING = "·"
-LABEL_MARK, GOLDEN_MARK, BOTH_MARK = "L", "G", "*"
+BREAK = "|"
+"""Drawn in a trend where the golden set or the contract changed: the values on either side are not
+comparable, and no Δ is computed across it."""
+LABEL_MARK, GOLDEN_MARK, CONTRACT_MARK, SHRUNK_MARK, BOTH_MARK = "L", "G", "C", "S", "*"
+MIN_SPAN = 0.1
+"""The smallest range a trend is drawn over, so that a 0.01 change does not look like a full swing."""
 
 
 @dataclass(frozen=True)
@@ -49,24 +54,41 @@ class Series:
 
 @dataclass(frozen=True)
 class Marker:
-    """What happened at an entry: a label (a re-index, say) and whether the golden set changed
-    (its hash differs from the previous entry's)."""
+    """What happened at an entry: a label (a re-index, say), whether the golden set changed (its
+    hash differs from the previous entry's), which contract fields changed (``contract_changed``),
+    and whether fewer questions were answerable than at the previous entry (``shrunk``: stale labels
+    dropped, say). A golden-set or contract change is a ``breaks``: values across it are not
+    comparable."""
 
     entry_id: int | None
     label: str | None
     golden_changed: bool
+    contract_changed: tuple[str, ...] = ()
+    shrunk: bool = False
+
+    @property
+    def breaks(self) -> bool:
+        return self.golden_changed or bool(self.contract_changed)
 
     @property
     def mark(self) -> str:
-        if self.label and self.golden_changed:
-            return BOTH_MARK
-        return LABEL_MARK if self.label else GOLDEN_MARK if self.golden_changed else " "
+        marks = [m for m, on in ((LABEL_MARK, bool(self.label)), (GOLDEN_MARK, self.golden_changed),
+                                 (CONTRACT_MARK, bool(self.contract_changed)), (SHRUNK_MARK, self.shrunk)) if on]
+        return BOTH_MARK if len(marks) > 1 else marks[0] if marks else " "
 
 
 def markers(entries: Sequence[Entry]) -> list[Marker]:
-    """One marker per entry, in order; the first entry never counts as a golden-set change."""
-    return [Marker(e.id, e.label, i > 0 and e.golden_hash != entries[i - 1].golden_hash)
-            for i, e in enumerate(entries)]
+    """One marker per entry, in order; the first entry never counts as a change."""
+    from ragauge.evaluation.options import contract_differences
+
+    out = []
+    for i, e in enumerate(entries):
+        before = entries[i - 1] if i > 0 else None
+        changed = tuple(contract_differences(before.contract, e.contract)) if before is not None else ()
+        n, m = (e.counts.get("answerable"), before.counts.get("answerable")) if before is not None else (None, None)
+        shrunk = isinstance(n, int) and isinstance(m, int) and n < m
+        out.append(Marker(e.id, e.label, before is not None and e.golden_hash != before.golden_hash, changed, shrunk))
+    return out
 
 
 def canonical_metrics(names: Sequence[str] | None) -> list[str] | None:
@@ -112,22 +134,44 @@ def build_series(entries: Sequence[Entry], metrics: Sequence[str] | None = None,
     return out
 
 
-def sparkline(values: Sequence[float | None]) -> str:
-    """One block per value, scaled from the lowest to the highest value present (all the same: the
-    middle block); ``·`` where a value is missing."""
+def scale(series: Sequence[Series]) -> tuple[float, float]:
+    """The range every trend of one rendering is drawn over: the lowest to the highest value of all
+    of them, widened to at least ``MIN_SPAN`` (shared, so rows compare and a small change looks small)."""
+    present = [v for s in series for v in s.values if v is not None]
+    if not present:
+        return (0.0, 1.0)
+    lo, hi = min(present), max(present)
+    if hi - lo < MIN_SPAN:
+        middle = (lo + hi) / 2.0
+        lo, hi = middle - MIN_SPAN / 2.0, middle + MIN_SPAN / 2.0
+    return (lo, hi)
+
+
+def sparkline(values: Sequence[float | None], breaks: Sequence[bool] = (),
+              bounds: tuple[float, float] | None = None) -> str:
+    """One block per value on ``bounds`` (default: the values' own range widened to ``MIN_SPAN``);
+    ``·`` where a value is missing, and ``|`` before a value whose entry ``breaks`` the series."""
     present = [v for v in values if v is not None]
     if not present:
         return MISSING * len(values)
-    lo, hi = min(present), max(present)
+    lo, hi = bounds if bounds is not None else scale([Series("", None, tuple(Point(None, "", v) for v in present))])
     out = []
-    for v in values:
+    for i, v in enumerate(values):
+        if i > 0 and i < len(breaks) and breaks[i]:
+            out.append(BREAK)
         if v is None:
             out.append(MISSING)
-        elif hi - lo < 1e-12:
-            out.append(BLOCKS[3])
         else:
-            out.append(BLOCKS[min(int((v - lo) / (hi - lo) * len(BLOCKS)), len(BLOCKS) - 1)])
+            out.append(BLOCKS[max(0, min(int((v - lo) / (hi - lo) * len(BLOCKS)), len(BLOCKS) - 1))])
     return "".join(out)
+
+
+def last_delta(values: Sequence[float | None], breaks: Sequence[bool]) -> float | None:
+    """The change between the last two values, None when one is missing or the last entry breaks
+    the series (another golden set or contract: the values are not comparable)."""
+    if len(values) < 2 or values[-1] is None or values[-2] is None or (breaks and breaks[-1]):
+        return None
+    return values[-1] - values[-2]
 
 
 def resolve_entry(entries: Sequence[Entry], ref: str) -> Entry:
@@ -252,21 +296,31 @@ def render_text(entries: Sequence[Entry], marks: Sequence[Marker], series: Seque
                      f"{golden:<10}  {t((e.git_commit or '-')[:8]):<8}  {what}".rstrip())
     metric_w = max([len("metric"), *(len(t(s.metric)) for s in series)])
     tag_w = min(max([len("(all)"), *(len(t(s.tag or "")) for s in series)]), 24)
-    trend_w = max(len("trend"), len(entries))
+    breaks = [m.breaks for m in marks]
+    trend_w = max(len("trend"), len(entries) + sum(breaks[1:]))
+    bounds = scale(series)
     lines += ["", f"{'metric':<{metric_w}}  {'tag':<{tag_w}}  {'trend':<{trend_w}}  {'first':>6}  {'last':>6}  "
               f"{'min':>6}  {'max':>6}  {'Δ last':>7}"]
-    lines.append(f"{'':<{metric_w}}  {'events':<{tag_w}}  {''.join(m.mark for m in marks):<{trend_w}}")
+    events = "".join((BREAK if i > 0 and breaks[i] else "") + m.mark for i, m in enumerate(marks))
+    lines.append(f"{'':<{metric_w}}  {'events':<{tag_w}}  {events:<{trend_w}}")
     for s in series:
         present = [v for v in s.values if v is not None]
         tag = t(s.tag or "(all)")[:tag_w]
         if not present:
             continue
-        both = [v for v in s.values[-2:] if v is not None]
-        delta = f"{both[1] - both[0]:+.4f}" if len(both) == 2 else "-"
-        lines.append(f"{t(s.metric):<{metric_w}}  {tag:<{tag_w}}  {sparkline(s.values):<{trend_w}}  "
+        change = last_delta(s.values, breaks)
+        delta = f"{change:+.4f}" if change is not None else ("break" if breaks and breaks[-1] else "-")
+        lines.append(f"{t(s.metric):<{metric_w}}  {tag:<{tag_w}}  {sparkline(s.values, breaks, bounds):<{trend_w}}  "
                      f"{present[0]:>6.4f}  {present[-1]:>6.4f}  {min(present):>6.4f}  {max(present):>6.4f}  {delta:>7}")
-    lines += ["", f"trend: one block per evaluation, scaled from each row's min to its max ({MISSING} no value); "
-              f"events: {LABEL_MARK} labelled, {GOLDEN_MARK} golden set changed, {BOTH_MARK} both"]
+    lines += ["", f"trend: one block per evaluation, every row on one scale ({bounds[0]:.2f} to {bounds[1]:.2f}; "
+              f"{MISSING} no value; {BREAK} the golden set or the contract changed: no Δ across it); events: "
+              f"{LABEL_MARK} labelled, {GOLDEN_MARK} golden set changed, {CONTRACT_MARK} contract changed, "
+              f"{SHRUNK_MARK} fewer answerable questions, {BOTH_MARK} several"]
+    changes = [(e, m) for e, m in zip(entries, marks) if m.contract_changed or m.shrunk]
+    for e, m in changes:
+        said = ([f"contract changed ({', '.join(m.contract_changed)})"] if m.contract_changed else []) + \
+            ([f"fewer answerable questions ({e.counts.get('answerable')})"] if m.shrunk else [])
+        lines.append(f"  #{e.id}: {t('; '.join(said))}")
     if flip is not None:
         lines += [""] + flips_text(flip)
     return "\n".join(lines) + "\n"
@@ -293,7 +347,8 @@ def history_json(entries: Sequence[Entry], marks: Sequence[Marker], series: Sequ
     """The raw series with the entries (without per-question rows), their markers and the flips."""
     out: dict[str, Any] = {
         "ragauge_history": HISTORY_JSON_VERSION,
-        "entries": [{**e.to_dict(), "golden_changed": m.golden_changed} for e, m in zip(entries, marks)],
+        "entries": [{**e.to_dict(), "golden_changed": m.golden_changed, "contract_changed": list(m.contract_changed),
+                     "shrunk": m.shrunk, "breaks": m.breaks} for e, m in zip(entries, marks)],
         "series": [s.to_dict() for s in series],
     }
     if flip is not None:
