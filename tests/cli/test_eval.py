@@ -134,3 +134,18 @@ def test_metrics_command_lists_judged() -> None:
     out = invoke("metrics").stdout
     assert "judged  |  judged@k    (trec_eval: none (ir_measures Judged@k))" in out
     assert "|judged ∩ top k| / min(k, n)" in out
+
+
+def test_a_built_in_retriever_lends_its_corpus_to_the_failure_patterns(tmp_path: Path) -> None:
+    """The Quick start's own output said "no corpus texts (give --corpus PATH)" after being given
+    the corpus in --retriever bm25:PATH."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": f"d{i}", "title": "", "text": text}) + "\n"
+                              for i, text in enumerate(["reset the vpn certificate", "printer paper jam",
+                                                        "rotate keys for the gateway"])))
+    golden = tmp_path / "g.jsonl"
+    golden.write_text(json.dumps({"id": "q1", "query": "certificate rotation on the gateway",
+                                  "relevant": ["d1"]}) + "\n")  # a miss: its patterns are assessed
+    r = CliRunner().invoke(cli, ["eval", str(golden), "--retriever", f"bm25:{corpus}", "-k", "1"])
+    assert r.exit_code == 0, r.output
+    assert "why it failed" in r.stdout and "no corpus texts" not in r.stdout and "vocabulary gap" in r.stdout

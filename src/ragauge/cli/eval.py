@@ -89,6 +89,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         done = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                        retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
         golden_set, run, documents = done.golden, done.run, done.documents
+        corpus = corpus if corpus is not None else done.corpus  # a built-in retriever's own corpus
     else:
         golden_set, run = load_golden(golden), run_source(run_path, run_format)  # type: ignore[arg-type]
         documents = None

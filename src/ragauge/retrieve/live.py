@@ -27,12 +27,15 @@ if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scor
 @dataclass(frozen=True)
 class Retrieval:
     """A finished run's answers, the document ids the index holds (None when the adapter cannot
-    list them) and how many calls overran the timeout and were abandoned (``python:`` callables)."""
+    list them), how many calls overran the timeout and were abandoned (``python:`` callables), and
+    the local corpus the adapter indexed (the built-in retrievers: its texts serve the text-based
+    failure patterns and span labels without a separate ``--corpus``)."""
 
     golden: GoldenSet
     answered: Answered
     documents: set[str] | None
     abandoned: int = 0
+    corpus: str | None = None
 
     @property
     def run(self) -> Run:
@@ -106,10 +109,20 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
                               ray=(retriever, retriever_options, ray) if ray is not None else None,
                               prepare_run=prepare_run)
         documents = adapter.documents()
+        corpus = _local_corpus(adapter)
     finally:
         if opened:
             adapter.close()
-    return Retrieval(golden_set, answered, documents, int(getattr(adapter, "abandoned", 0)))
+    return Retrieval(golden_set, answered, documents, int(getattr(adapter, "abandoned", 0)), corpus)
+
+
+def _local_corpus(adapter: Retriever) -> str | None:
+    """The corpus file or folder an adapter says it indexed (``describe()["corpus"]``), when it exists here."""
+    try:
+        named = adapter.describe().get("corpus")
+    except Exception:  # noqa: BLE001 - a description is optional: without it, no corpus
+        return None
+    return named if isinstance(named, str) and Path(named).exists() else None
 
 
 def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
@@ -147,12 +160,14 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
     (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
     documents, relevant ids missing from the index are reported as stale labels, not misses;
     ``unjudged`` and ``mix_synthetic`` as in ``evaluate_run``. ``corpus`` (a file, folder or
-    ``{doc_id: text}``) adds the text-based failure patterns, and its ids are the index's documents."""
+    ``{doc_id: text}``) adds the text-based failure patterns, and its ids are the index's documents;
+    by default it is the corpus a built-in retriever indexed."""
     done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
     from ragauge.evaluation.evaluate import score_run
     from ragauge.evaluation.options import EvalOptions
 
+    corpus = corpus if corpus is not None else done.corpus
     options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
                           None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic)
     return score_run(done.golden, done.run, options)
