@@ -352,3 +352,18 @@ def test_a_run_streams_to_a_pipe(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in received[0].decode().splitlines()]
     assert "_meta" in lines[0] and sorted(line["id"] for line in lines[1:]) == sorted(run.queries)
     assert len(lines) == 41
+
+
+def test_a_python_file_can_import_a_module_beside_it(tmp_path: Path) -> None:
+    """python:file.py:fn could not import a helper module in the same folder (and the hint said to
+    run from the folder one was already in)."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "helper_for_ragauge_test.py").write_text("def hits(query):\n    return ['d1', 'd2']\n")
+    (app / "search.py").write_text("from helper_for_ragauge_test import hits\n\n"
+                                   "def retrieve(query, n):\n    return hits(query)[:n]\n")
+    import ragauge
+
+    golden = [{"id": "q1", "query": "x", "relevant": ["d1"]}]
+    run = ragauge.run_retriever(golden, f"python:{app / 'search.py'}:retrieve")
+    assert [h.doc_id for h in run.results()[0].hits] == ["d1", "d2"]

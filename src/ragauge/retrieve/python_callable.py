@@ -39,8 +39,9 @@ def _where_in(exc: BaseException) -> str:
 
 
 def load_object(target: str) -> Any:
-    """Import ``module:attr`` or ``file.py:attr`` (the working directory is importable) and return
-    the attribute; InputError when the module cannot be imported or has no such attribute."""
+    """Import ``module:attr`` (the working directory is importable) or ``file.py:attr`` (the file's
+    folder is importable, as ``python file.py`` makes it, so it can import a module beside it) and
+    return the attribute; InputError when the module cannot be imported or has no such attribute."""
     module_name, sep, attr = target.rpartition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"python retriever {target!r} must look like package.module:function",
@@ -50,6 +51,9 @@ def load_object(target: str) -> Any:
             path = Path(module_name)
             if not path.is_file():
                 raise InputError(f"no such file {module_name!r}", hint="check the path of the python retriever")
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
             spec = importlib.util.spec_from_file_location(path.stem, path)
             if spec is None or spec.loader is None:
                 raise InputError(f"cannot import {module_name!r}")
@@ -60,8 +64,9 @@ def load_object(target: str) -> Any:
                 sys.path.insert(0, str(Path.cwd()))
             module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InputError(f"cannot import {module_name!r}: {exc}",
-                         hint="run from the folder that contains the package, or install it") from None
+        hint = ("install the package it imports, or put it beside the file" if module_name.endswith(".py") else
+                "run from the folder that contains the package, or install it")
+        raise InputError(f"cannot import {module_name!r}: {exc}", hint=hint) from None
     except RagaugeError:
         raise
     except (Exception, SystemExit) as exc:  # the module raised while it was imported
