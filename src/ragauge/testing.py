@@ -25,8 +25,11 @@ def assert_no_regression(
     unjudged: Unjudged = "non-relevant",
 ) -> GateResult:
     """Check a run file (or a live ``retrieve(query, n)`` callable) against the baseline under the
-    gate rules (``unjudged`` as the baseline was measured); raise AssertionError with the gate
-    report when a rule fails.
+    gate rules (``config``'s ``[gate]`` table, else the rules the baseline recorded; ``unjudged`` as
+    the baseline was measured); raise AssertionError with the gate report when a rule fails. A live
+    callable is asked for ``fetch`` hits, by default the baseline's fetch depth (20 when the baseline
+    kept every hit of a run file, whose contract it then keeps), so the documented path of a
+    baseline made from a run file, then a live check, works as written.
 
     Example::
 
@@ -37,19 +40,22 @@ def assert_no_regression(
     from ragauge.data.run import Run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import RunStream, scored_run
-    from ragauge.gating.config import load_rules
+    from ragauge.gating.baseline import read_baseline
+    from ragauge.gating.config import rules_in
     from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate_text
 
     if (run is None) == (retrieve is None):
         raise TypeError("pass exactly one of run= or retrieve=")
     golden_set = load_golden(golden)
-    rules = load_rules(Path(config) if config else find_config())
+    rules = rules_in(Path(config) if config else find_config())
     if retrieve is not None:
         from ragauge.retrieve.live import run_retriever
 
-        the_run: Run | RunStream = run_retriever(golden_set, retrieve, fetch=fetch or 20)
-        fetch = fetch or 20
+        recorded = read_baseline(Path(baseline)).contract.get("fetch")
+        depth = fetch or recorded or 20
+        the_run: Run | RunStream = run_retriever(golden_set, retrieve, fetch=depth)
+        fetch = fetch if fetch is not None else recorded
     else:
         the_run = scored_run(run)  # type: ignore[arg-type]  # a large file in blocks, as the gate reads it
     result = gate(golden_set, the_run, baseline, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,

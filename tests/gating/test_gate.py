@@ -369,3 +369,19 @@ def test_a_result_without_a_gated_value_is_refused_not_passed(baseline: Path, tm
     base = type(base)({**base.data, "golden_hash": broken.meta["golden"]["hash"]}, base.path)
     with pytest.raises(InputError, match=f"question {d['queries'][4]['id']!r} has no value of mrr"):
         check_gate(broken, base, load_rules(rules))
+
+
+def test_the_documented_pytest_path_works_as_written(baseline: Path) -> None:
+    """A baseline made from a run file (docs/ci.md), then assert_no_regression(retrieve=...): the
+    callable was asked for 20 hits and the gate always failed ('fetch differ from the baseline's')."""
+    from ragauge.formats.runs import read_run
+    from ragauge.testing import assert_no_regression
+
+    stored = {r.id: [h.doc_id for h in r.hits] for r in read_run(GOOD).results()}
+    queries = {json.loads(line)["query"]: json.loads(line)["id"] for line in Path(GOLDEN).read_text().splitlines()}
+
+    def my_search(query: str, n: int) -> list[str]:
+        return stored[queries[query]][:n]
+
+    result = assert_no_regression(GOLDEN, retrieve=my_search, baseline=baseline)
+    assert result.passed and all("fetch" not in o.message for o in result.outcomes)
