@@ -112,3 +112,26 @@ def test_cli_exit_codes_and_json_for_zero_cases(tmp_path: Path) -> None:
     assert "NaN" not in text and "Infinity" not in text
     data = json.loads(text)
     assert all(v is None for v in data["summary"].values())
+
+
+def test_a_look_alike_id_is_named_not_scored_silently() -> None:
+    """An id with a zero-width space (or a full-width letter) scored as a plain miss in silence."""
+    import ragauge
+
+    golden = [{"id": "q1", "query": "a", "relevant": ["kb\u200b-1"]}, {"id": "q2", "query": "b", "relevant": ["kb-2"]}]
+    e = ragauge.evaluate_run(golden, {"q1": ["kb-1"], "q2": ["\uff4bb-2"]})
+    notes = [w for w in e.warnings if "look-alike" in w]
+    assert len(notes) == 1 and "2 returned id(s)" in notes[0]
+    assert r"'kb-1' returned, 'kb\u200b-1' labelled" in notes[0] and r"'\uff4bb-2' returned, 'kb-2'" in notes[0]
+    assert e.summary["hit@5"] == 0.0  # exact matching: the numbers are the ids' as written
+    clean = ragauge.evaluate_run(golden[1:], {"q2": ["kb-2"]})
+    assert not [w for w in clean.warnings if "look-alike" in w]
+
+
+def test_golden_validate_lists_look_alike_ids() -> None:
+    from ragauge.curation.validate import validate_lines
+
+    report = validate_lines([(1, {"id": "q1", "query": "a", "relevant": ["kb\u200b-1"]}),
+                             (2, {"id": "q2", "query": "b", "relevant": ["kb-2"]})], documents={"kb-1", "kb-2"})
+    found = [f for f in report.findings if f.code == "look-alike-id"]
+    assert [f.line for f in found] == [1, 1] and "which holds 'kb-1'" in found[1].message

@@ -107,3 +107,13 @@ def replace_with_mask(values: Any, mask: Any, replacements: Any) -> Any:
 def sort_indices(table: Any, sort_keys: Sequence[tuple[str, str]]) -> Any:
     """The row order that sorts ``table`` by ``sort_keys`` ((column, "ascending"|"descending"), ...)."""
     return call_function("sort_indices", [table], SortOptions(sort_keys=list(sort_keys)))
+
+
+def string_is_ascii(values: Any) -> Any:
+    """Whether each string holds ASCII characters only."""
+    return call_function("string_is_ascii", [values])
+
+
+def invert(values: Any) -> Any:
+    """The logical not of each boolean."""
+    return call_function("invert", [values])

@@ -16,6 +16,9 @@ Checks, with their code and severity:
   as present when ``doc`` is (a document-level corpus cannot see sections; they are not checked).
 - ``duplicate-question`` / ``near-duplicate`` (warning): equal normalised text, or word-set Jaccard
   >= 0.8 (see :mod:`ragauge.curation.similarity`).
+- ``look-alike-id`` (warning): a question or relevant id holding invisible characters (a zero-width
+  space, a soft hyphen) or compatibility forms (full-width letters), which an id that looks the same
+  does not match; with a corpus, a stale label whose look-alike is in the corpus, named.
 - ``chunk-id`` (warning): a relevant id ending in a numeric chunk suffix (``#3``, ``_chunk_12``,
   ``-chunk-4``, ``::12``, ``@2``); chunk ids change whenever the corpus is re-chunked. A stable
   section such as ``networking/vpn#renew-the-certificate`` is not a chunk.
@@ -43,7 +46,7 @@ from ragauge.curation.similarity import (
     normalise,
 )
 from ragauge.data.golden import GoldenQuery, parse_golden_line
-from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, section_parent
+from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, lookalike_key, looks_altered, section_parent
 from ragauge.errors import InputError, where
 from ragauge.stats.power import min_questions
 
@@ -237,9 +240,23 @@ def _question_findings(queries: Sequence[GoldenQuery]) -> list[Finding]:
     return findings
 
 
+def _lookalikes(documents: Set[str]) -> dict[str, str]:
+    """Look-alike key -> document id for the corpus's ids (one per key)."""
+    return {lookalike_key(d): d for d in documents}
+
+
 def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) -> list[Finding]:
     findings: list[Finding] = []
+    near = _lookalikes(documents) if documents is not None else {}
     for q in queries:
+        altered = [d for d in (q.id, *q.relevant) if looks_altered(d)]
+        if altered:
+            findings.append(Finding("warning", "look-alike-id",
+                                    f"question {q.id!r}: {', '.join(ascii(d) for d in altered)} hold"
+                                    f"{'' if len(altered) > 1 else 's'} invisible or look-alike characters "
+                                    f"(it reads as {', '.join(repr(lookalike_key(d)) for d in altered)}), so an id "
+                                    "that looks the same does not match it",
+                                    q.line, (q.id,), "retype the id, or remove the invisible characters"))
         chunks = [d for d in q.relevant if is_chunk_id(d)]
         if chunks:
             findings.append(Finding("warning", "chunk-id",
@@ -249,6 +266,12 @@ def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) 
                                     q.line, (q.id,), CHUNK_HINT))
         if documents is not None:
             stale = [d for d in q.relevant if not in_index(d, documents)]
+            similar = [(d, near[lookalike_key(d)]) for d in stale if near.get(lookalike_key(d), d) != d]
+            if similar:
+                named = ", ".join(f"{ascii(d)} is not in the corpus, which holds {ascii(m)}" for d, m in similar)
+                findings.append(Finding("warning", "look-alike-id",
+                                        f"question {q.id!r}: {named} (they differ only by invisible or look-alike "
+                                        "characters)", q.line, (q.id,), "label the id exactly as the corpus writes it"))
             if stale:
                 findings.append(Finding("error", "stale-label",
                                         f"question {q.id!r}: relevant id{'s' if len(stale) > 1 else ''} "

@@ -39,3 +39,20 @@ def in_index(doc_id: str, documents: Set[str]) -> bool:
     """A relevant id is in an index that holds it, or holds the document it is a section of."""
     parent = section_parent(doc_id)
     return doc_id in documents or (parent is not None and parent in documents)
+
+
+def lookalike_key(doc_id: str) -> str:
+    """What an id looks like on screen: invisible characters (Unicode format characters such as the
+    zero-width space, the soft hyphen, direction marks) removed and compatibility forms folded
+    (NFKC: a full-width ``ｋｂ`` is ``kb``, a non-breaking space a space), outer whitespace
+    stripped. Two different ids with one key cannot be told apart by a reader; exact matching tells
+    them apart, so a hit under one does not count for a label under the other."""
+    import unicodedata
+
+    visible = "".join(c for c in doc_id if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", visible).strip()
+
+
+def looks_altered(doc_id: str) -> bool:
+    """Whether ``doc_id`` holds invisible or compatibility characters (its look-alike key differs)."""
+    return not doc_id.isascii() and lookalike_key(doc_id) != doc_id

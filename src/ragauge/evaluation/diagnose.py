@@ -61,6 +61,42 @@ def refuse_unscorable(golden: GoldenSet, run: Run) -> None:
             where=where, hint="check that the retriever is up and reachable, then run again")
 
 
+def lookalike_warnings(golden: GoldenSet, docs: pa.Array) -> list[str]:
+    """A warning (``LOUD``) naming returned ids that differ from a labelled id only by invisible or
+    look-alike characters (``data.ids.lookalike_key``): exact matching does not count them, so the
+    number is right for the ids as written but the labels or the index are likely mistyped. Only
+    ids with non-ASCII characters are examined (an ASCII id has no such look-alike)."""
+    import pyarrow as pa
+
+    from ragauge.core import compute as pc
+    from ragauge.data.ids import lookalike_key
+
+    labelled = {d for q in golden for d, g in q.relevant.items() if is_relevant(g)}
+    if not labelled or len(docs) == docs.null_count:
+        return []
+    pairs: list[tuple[str, str]] = []
+    odd = pc.invert(pc.string_is_ascii(docs))  # one pass; only the non-ASCII ids are looked at
+    if pc.any(odd).as_py():
+        by_key: dict[str, str] = {}
+        for d in labelled:
+            by_key.setdefault(lookalike_key(d), d)
+        for r in pc.unique(pc.drop_null(pc.filter(docs, odd))).to_pylist():
+            twin = by_key.get(lookalike_key(r))
+            if twin is not None and twin != r and r not in labelled:
+                pairs.append((r, twin))
+    altered = {lookalike_key(d): d for d in labelled if not d.isascii() and lookalike_key(d) != d}
+    if altered:  # a mistyped label (rare): is its plain form among the returned ids?
+        keys = pa.array(list(altered))
+        found = pc.is_in(keys, docs).to_pylist()
+        pairs += [(k, altered[k]) for k, hit in zip(keys.to_pylist(), found) if hit]
+    if not pairs:
+        return []
+    shown = ", ".join(f"{ascii(r)} returned, {ascii(d)} labelled" for r, d in sorted(pairs)[:3])
+    return [f"{LOUD}{len(pairs)} returned id(s) differ from a labelled id only by invisible or look-alike characters "
+            f"({shown}{' ...' if len(pairs) > 3 else ''}): they do not count as relevant; check the ids (ragauge "
+            f"golden validate GOLDEN --corpus PATH lists them)"]
+
+
 def explain_zeros(golden: GoldenSet, chunks: pa.Array | None, docs: pa.Array, *, any_relevant_retrieved: bool,
                   doc_id_sep: str | None, doc_id_pattern: str | None) -> list[str]:
     """Warnings (each starting with ``LOUD``) for a run that retrieved no relevant document for

@@ -16,7 +16,7 @@ from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.relevance import is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD, explain_zeros, no_answer_only, refuse_unscorable
+from ragauge.evaluation.diagnose import LOUD, explain_zeros, lookalike_warnings, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.hits import Hits, Knobs, ranked_hits, select, streamed_hits
@@ -226,6 +226,7 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     summary = {n: mean_of(values[s][answerable]) for n, s in zip(names, specs)}
     loud = explain_zeros(golden, hits.chunks, hits.returned, any_relevant_retrieved=bool(rankings.is_rel.any()),
                          doc_id_sep=options.doc_id_sep, doc_id_pattern=options.doc_id_pattern)
+    loud += lookalike_warnings(golden, hits.returned)
     empty = no_answer_only(list(golden), int(answerable.sum()))
     warnings = ([empty] if empty else loud) + _warnings(whole, run, rows, info, drift, skipped, max_k)
     if spans is not None:
