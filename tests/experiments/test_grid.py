@@ -58,7 +58,7 @@ def test_the_sweep_table_sets_metrics_primary_reference_and_numbers() -> None:
     ({"config": [{"retriever": "splade"}]}, "'retriever' must be one of bm25, dense, hybrid"),
     ({"config": [{"retriever": "bm25", "k1": []}]}, "k1 is an empty list"),
     ({"config": [{"retriever": "bm25", "chunking": {"chunk_size": 10}}]}, "a group is a list of tables"),
-    ({"config": [{"retriever": "bm25", "k1": [[1]]}]}, "must be a string, number or boolean"),
+    ({"config": [{"retriever": "bm25", "k1": [[1]]}]}, "k1 must be a number, got \\[1\\]"),
     ({"config": [{"retriever": "bm25", "k1": 1.2, "g": [{"k1": 0.9}]}]}, "k1 set twice"),
     ({"config": [{"retriever": "bm25"}, {"retriever": "bm25"}]}, "two configurations are named 'bm25'"),
     ({"config": [{"name": "a b", "retriever": "bm25"}, {"name": "a-b", "retriever": "bm25"}]}, "share the run file"),
@@ -113,3 +113,39 @@ def test_a_file_error_names_the_line_of_the_key(tmp_path: Path) -> None:
     good = tmp_path / "good.toml"
     good.write_text('[[config]]\nname = "base"\nretriever = "bm25"\n\n[[config]]\nretriever = "bm25"\nk1 = [0.9]\n')
     assert [c.name for c in read_plan(good).configurations] == ["base", "bm25 k1=0.9"]
+
+
+def test_absurd_plans_are_refused_up_front_with_their_count(tmp_path: Path) -> None:
+    """A grid of ~2 million configurations hung with no output; k1 = true was read as 1; hash-99999999999
+    ended in a generic out-of-memory message; a mistyped stemmer was named without the file."""
+    from ragauge.experiments.grid import read_plan
+
+    def refused(body: str) -> str:
+        path = tmp_path / "sweep.toml"
+        path.write_text(body)
+        with pytest.raises(InputError) as info:
+            read_plan(path)
+        return str(info.value)
+
+    ks = ", ".join(str(i) for i in range(1, 201))
+    bs = ", ".join(f"0.{i:02d}" for i in range(80))
+    sizes = ", ".join(str(i) for i in range(1, 101))
+    said = refused(f'[[config]]\nretriever = "bm25"\nk1 = [{ks}]\nb = [{bs}]\nchunk_size = [{sizes}]\n')
+    assert "1,600,000 configurations (200 x 80 x 100), more than 1,000" in said and "sweep.toml" in said
+    assert "k1 must be a number, got True" in refused('[[config]]\nretriever = "bm25"\nk1 = true\n')
+    assert "b must be a number >= 0 and <= 1" in refused('[[config]]\nretriever = "bm25"\nb = 1.5\n')
+    assert "chunk_size must be an integer" in refused('[[config]]\nretriever = "bm25"\nchunk_size = 2.5\n')
+    huge = '[[config]]\nretriever = "dense"\nembedder = "hash-99999999999"\n'
+    assert "hash-N takes 2 to 65,536 dimensions" in refused(huge)
+
+
+def test_a_configuration_the_retriever_refuses_names_the_sweep_file(tmp_path: Path) -> None:
+    import ragauge
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "d1", "text": "vpn"}\n')
+    plan = tmp_path / "sweep.toml"
+    plan.write_text('[[config]]\nretriever = "bm25"\nstemmer = "klingon"\n')
+    with pytest.raises(InputError) as info:
+        ragauge.sweep([{"id": "q1", "query": "vpn", "relevant": ["d1"]}], corpus, plan, tmp_path / "out")
+    assert info.value.where == str(plan) and "configuration 'bm25 stemmer=klingon': unknown stemmer" in str(info.value)

@@ -43,7 +43,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -72,6 +72,15 @@ SWEEP_KEYS = ("metrics", "k", "primary", "reference", "fetch", "alpha", "concurr
               "tokenizer")
 DEFAULT_K = (10,)
 DEFAULT_FETCH = 100
+MAX_CONFIGURATIONS = 1000
+"""The most configurations a sweep file may expand to: each is an index and a pass over the golden
+set, so a grid beyond this (a typo of a range, say) would run for days; it is refused up front with
+its count."""
+NUMBERS = {"k1": (0.0, None), "b": (0.0, 1.0), "weight": (0.0, 1.0), "rrf_k": (1.0, None), "depth": (1.0, 100_000.0),
+           "chunk_size": (0.0, 1_000_000.0), "chunk_overlap": (0.0, 1_000_000.0), "rerank_depth": (1.0, 100_000.0)}
+"""Numeric options and their ranges (``None``: unbounded); a boolean is not a number here."""
+INTEGERS = ("rrf_k", "depth", "chunk_size", "chunk_overlap", "rerank_depth")
+FLAGS = ("title",)
 Scalar = str | int | float | bool
 
 
@@ -120,6 +129,8 @@ class SweepPlan:
     budget: int | None = None
     factor: int = DEFAULT_FACTOR
     tokenizer: str = "words"
+    source: str | None = None
+    """The sweep file the plan was read from: errors about a configuration name it."""
 
 
 def spec_text(value: Scalar) -> str:
@@ -136,9 +147,9 @@ def read_plan(path: str | Path) -> SweepPlan:
     path = Path(path)
     data = read_toml(path)
     try:
-        return plan_from_dict(data)
+        return replace(plan_from_dict(data), source=str(path))
     except _KeyedError as exc:
-        exc.where = exc.where or key_line(path, exc.key)
+        exc.where = exc.where or key_line(path, exc.key) or str(path)  # the file at least, when no line is found
         raise
     except InputError as exc:
         exc.where = exc.where or str(path)
@@ -163,6 +174,9 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
         raise _error("the sweep file has no [[config]] table", "config",
                      hint='add one per configuration or grid, e.g. [[config]] retriever = "bm25" k1 = [0.9, 1.5]')
     configurations = [c for number, table in enumerate(tables, start=1) for c in expand(table, number)]
+    if len(configurations) > MAX_CONFIGURATIONS:
+        raise _error(f"the sweep has {len(configurations):,} configurations in all, more than {MAX_CONFIGURATIONS:,}",
+                     "config", hint="sweep fewer values, or split the sweep file")
     _check_unique(configurations)
     metrics = _metrics(head)
     primary = _primary(head, metrics)
@@ -220,6 +234,13 @@ def expand(table: Mapping[str, Any], number: int = 1) -> list[Configuration]:
         else:
             fixed.append(_option(key, value, retriever, where))
     prefix = name or " ".join([retriever, *(f"{k}={spec_text(v)}" for k, v in fixed)])
+    count = 1
+    for axis in axes:
+        count *= len(axis)
+    if count > MAX_CONFIGURATIONS:
+        raise _error(f"{where}: the grid has {count:,} configurations (" +
+                     " x ".join(str(len(a)) for a in axes) + f"), more than {MAX_CONFIGURATIONS:,}", "config",
+                     hint="sweep fewer values per option, or split the grid (successive halving: [sweep] budget)")
     out = []
     for combination in itertools.product(*axes):
         varied = [option for part in combination for option in part]
@@ -236,10 +257,22 @@ def _option(key: str, value: Any, retriever: str, where: str) -> tuple[str, Scal
     if key not in OPTIONS[retriever]:
         raise _error(f"{where}: unknown {retriever} option {key!r}", key,
                      hint=f"options of {retriever}: {', '.join(OPTIONS[retriever])}")
-    if isinstance(value, float):
-        value = check_number(value, f"{where}: {key}")
-    elif not isinstance(value, (str, int, bool)):
-        raise _error(f"{where}: {key} must be a string, number or boolean, got {type(value).__name__}", key)
+    if key in NUMBERS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _error(f"{where}: {key} must be a number, got {value!r}", key,
+                         hint=f"e.g. {key} = {1 if key in INTEGERS else 0.9}" + (" (true is not read as 1)"
+                                                                                 if isinstance(value, bool) else ""))
+        low, high = NUMBERS[key]
+        if not (value == value and abs(value) != float("inf")) or value < low or (high is not None and value > high) \
+                or (key in INTEGERS and value != int(value)):
+            limits = f"{'an integer' if key in INTEGERS else 'a number'} >= {low:g}" + (
+                f" and <= {high:g}" if high is not None else "")
+            raise _error(f"{where}: {key} must be {limits}, got {value!r}", key)
+    elif key in FLAGS:
+        if not isinstance(value, bool):
+            raise _error(f"{where}: {key} must be true or false, got {value!r}", key)
+    elif not isinstance(value, str):
+        raise _error(f"{where}: {key} must be a string, got {value!r}", key)
     if key in NAMED:
         _check_named(key, value, where)
     return key, value

@@ -93,7 +93,11 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     except OSError as exc:
         raise InputError(f"cannot create the sweep folder: {exc.strerror}", where=str(folder)) from None
     indexes = Indexes(corpus, folder / "cache")
-    indexes.plan(list(plan.configurations))
+    try:
+        indexes.plan(list(plan.configurations))
+    except InputError as exc:  # a configuration's option the retriever refuses: name the sweep file too
+        exc.where = exc.where or plan.source
+        raise
     builds = indexes.build(None if on_progress is None else lambda done, total, label: on_progress(
         "index", done, total, label))
     index_done = time.perf_counter()

@@ -45,7 +45,16 @@ _KNOWN = {"k1", "b", "method", "stemmer", "stopwords", "title", "chunk_size", "c
 
 def _settings(options: dict[str, str], spec: str) -> dict[str, Any]:
     """The settings of a bm25 spec, each number checked: ``k1`` > 0, ``b`` in [0, 1], chunk sizes
-    integers >= 0 (their relation is checked by ``Chunking``)."""
+    integers >= 0 (their relation is checked by ``Chunking``); the stemmer is one PyStemmer knows, so
+    a mistyped one is refused when the spec is read (a sweep checks every configuration before it
+    builds anything), not when the first question is asked."""
+    stemmer = options.get("stemmer", "english")
+    if stemmer not in ("none", ""):
+        import Stemmer
+
+        if stemmer not in Stemmer.algorithms():
+            raise InputError(f"unknown stemmer {stemmer!r} in {spec}",
+                             hint=f"one of: none, {', '.join(sorted(Stemmer.algorithms()))}")
     return {
         "k1": spec_number(options, "k1", 1.5, POSITIVE, spec), "b": spec_number(options, "b", 0.75, UNIT, spec),
         "method": options.get("method", "lucene"), "stemmer": options.get("stemmer", "english"),

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 DEFAULT_EMBEDDER = "minilm"
 HASH_DIM = 512
+MAX_HASH_DIM = 65_536
+"""The most dimensions ``hash-N`` takes: a corpus of 100,000 passages is then ~26 GB of float32 at
+the limit, past which a vector per passage does not fit any machine ragauge runs on."""
 _WORD = re.compile(r"\w+")
 STOP_WORDS = frozenset(
     "a an and are as at be been being but by can could did do does for from had has have in into is it its "
@@ -135,7 +138,12 @@ def check_name(name: str) -> str:
             raise InputError(f"embedder {name!r} must look like python:module:function",
                              hint="e.g. embedder=python:myapp.embed:embed_texts")
         return key
-    if key in ("minilm", "hash") or (key.startswith("hash-") and key[5:].isdigit()):
+    if key in ("minilm", "hash"):
+        return key
+    if key.startswith("hash-") and key[5:].isascii() and key[5:].isdigit():
+        if not 2 <= int(key[5:]) <= MAX_HASH_DIM:
+            raise InputError(f"embedder {name!r}: hash-N takes 2 to {MAX_HASH_DIM:,} dimensions, got {int(key[5:]):,}",
+                             hint="e.g. hash-512 (the default of hash) or hash-1024")
         return key
     raise InputError(f"unknown embedder {name!r}",
                      hint="use one of: minilm, hash, hash-N (e.g. hash-512), python:module:function")
