@@ -132,3 +132,11 @@ def test_distinct_values_stay_distinct_across_the_questions_of_a_file() -> None:
     objects, _, summary = scrub_records(records, ScrubOptions())
     assert [o["query"] for o in objects] == ["mail <EMAIL_1>", "mail <EMAIL_2>", "again <EMAIL_1>"]
     assert summary.counts == {"EMAIL": 3}
+
+
+def test_an_aws_secret_access_key_named_nearby_is_hidden() -> None:
+    """golden scrub missed an AWS secret access key written in a sentence (not as key=value)."""
+    text = "my AWS secret is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotate it"
+    assert scrub_text(text).text == "my AWS secret is <SECRET_1>, rotate it"
+    sha = "the sha1 of the secret file is 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"  # one case only: a hash
+    assert scrub_text(sha).text == sha

@@ -252,6 +252,11 @@ _KNOWN_SECRETS = re.compile(
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",  # PEM private keys
     re.DOTALL,
 )
+# An AWS secret access key (40 characters of base64's alphabet) named nearby but not assigned
+# ("my AWS secret is wJalr..."): the vendor documents no prefix, so the word "aws" or "secret" in
+# the 60 characters before it, and letters of both cases and a digit, tell it from a hash or a path.
+_AWS_SECRET = re.compile(r"(?i:\baws\b|\bsecret)[^\n]{0,60}?"
+                         r"(?<![A-Za-z0-9/+])(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
 # A value right after key=, token:, secret=, password=, "Bearer " ... (the name is kept).
 _ASSIGNED_SECRET = re.compile(
     r"(?i)(?:\b(?P<name>(?:[a-z0-9]+[_-])*(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|token|key|"
@@ -281,6 +286,10 @@ def _looks_secret(name: str, op: str, value: str) -> bool:
 def find_secrets(text: str) -> Iterator[Detection]:
     for m in _KNOWN_SECRETS.finditer(text):
         yield Detection(m.start(), m.end(), "SECRET", m.group())
+    for m in _AWS_SECRET.finditer(text):
+        value = m.group("value")
+        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
+            yield Detection(m.start("value"), m.end("value"), "SECRET", value)
     for m in _ASSIGNED_SECRET.finditer(text):
         name = (m.group("name") or m.group("scheme") or "").lower()
         value = m.group("value")
