@@ -140,3 +140,14 @@ def test_an_aws_secret_access_key_named_nearby_is_hidden() -> None:
     assert scrub_text(text).text == "my AWS secret is <SECRET_1>, rotate it"
     sha = "the sha1 of the secret file is 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"  # one case only: a hash
     assert scrub_text(sha).text == sha
+
+
+def test_a_field_that_is_not_text_is_said_not_skipped_in_silence() -> None:
+    """golden scrub --fields notes left a list or a number in 'notes' as it was, without a word."""
+    records = [(1, {"id": "q1", "query": "x", "notes": ["mail ann@example.com", "ok"]}),
+               (2, {"id": "q2", "query": "y", "notes": {"by": "bob@example.org"}}),
+               (3, {"id": "q3", "query": "z", "notes": 7})]
+    objects, reports, summary = scrub_records(records, ScrubOptions(fields=("query", "notes")))
+    assert objects[0]["notes"] == ["mail <EMAIL_1>", "ok"] and list(reports[0].fields) == ["notes[0]"]
+    assert summary.not_text == {"notes": 2}
+    assert "field 'notes' is not text on 2 line(s): not scrubbed" in summary.describe()

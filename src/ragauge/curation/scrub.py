@@ -199,6 +199,14 @@ def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str], detec
             if result.changed:
                 out[name] = result.text
                 changed[name] = result.redactions
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # a list of texts: each one
+            items = list(value)
+            for i, item in enumerate(value):
+                result = scrub_text(item, detectors, numbering)
+                if result.changed:
+                    items[i] = result.text
+                    changed[f"{name}[{i}]"] = result.redactions
+            out[name] = items
     if not changed:
         return out, None
     qid = obj.get("id")
@@ -207,15 +215,19 @@ def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str], detec
 
 @dataclass(frozen=True)
 class ScrubSummary:
-    """Totals over a file: lines seen, lines changed, redactions by kind."""
+    """Totals over a file: lines seen, lines changed, redactions by kind, and the fields asked for
+    that were not text (a number, an object) with the lines where they were: left as they are, and
+    said (they were skipped in silence)."""
 
     lines: int
     changed: int
     counts: Mapping[str, int]
+    not_text: Mapping[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
-        return f"scrubbed {self.changed} of {self.lines} lines" + (f": {kinds}" if kinds else "")
+        skipped = "".join(f"; field {f!r} is not text on {n} line(s): not scrubbed" for f, n in self.not_text.items())
+        return f"scrubbed {self.changed} of {self.lines} lines" + (f": {kinds}" if kinds else "") + skipped
 
 
 def scrub_records(records: Iterable[tuple[int, Mapping[str, Any]]], options: ScrubOptions,
@@ -227,14 +239,20 @@ def scrub_records(records: Iterable[tuple[int, Mapping[str, Any]]], options: Scr
     reports: list[LineReport] = []
     totals: dict[str, int] = {}
     numbering = Numbering()  # one for the file: distinct values stay distinct across questions
+    not_text: dict[str, int] = {}
     for line, obj in records:
+        for name in options.fields:
+            value = obj.get(name)
+            if value is not None and not isinstance(value, str) and not (
+                    isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                not_text[name] = not_text.get(name, 0) + 1
         new, report = scrub_record(obj, line, options.fields, use, numbering)
         objects.append(new)
         if report is not None:
             reports.append(report)
             for kind, n in report.counts().items():
                 totals[kind] = totals.get(kind, 0) + n
-    return objects, reports, ScrubSummary(len(objects), len(reports), totals)
+    return objects, reports, ScrubSummary(len(objects), len(reports), totals, not_text)
 
 
 def report_lines(reports: Sequence[LineReport], summary: ScrubSummary, options: ScrubOptions,
