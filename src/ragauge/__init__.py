@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ragauge.comparison.sequential import SequentialComparison, compare_sequential
     from ragauge.curation.agreement import JudgeStats, judge_stats
     from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
+    from ragauge.curation.grow import add_from_log
     from ragauge.curation.importing import ImportResult, import_golden
     from ragauge.curation.judge import judge_pool
     from ragauge.curation.judge_finish import JudgeMerge, merge_judgements
@@ -102,7 +103,8 @@ _EXPORTS: dict[str, str] = {
     "pool_golden": "ragauge.curation.pool", "PoolResult": "ragauge.curation.pool", "Pool": "ragauge.data.pool",
     "read_pool": "ragauge.formats.pool", "write_pool": "ragauge.formats.pool",
     "import_golden": "ragauge.curation.importing", "ImportResult": "ragauge.curation.importing",
-    "draft_golden": "ragauge.curation.draft", "DraftOptions": "ragauge.curation.draft",
+    "draft_golden": "ragauge.curation.draft", "add_from_log": "ragauge.curation.grow",
+    "DraftOptions": "ragauge.curation.draft",
     "DraftResult": "ragauge.curation.draft",
     "judge_pool": "ragauge.curation.judge", "merge_judgements": "ragauge.curation.judge_finish",
     "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.curation.agreement",
@@ -126,7 +128,7 @@ __all__ = [
     "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
-    "DraftOptions", "DraftResult", "draft_golden",
+    "DraftOptions", "DraftResult", "draft_golden", "add_from_log",
 ]
 
 

@@ -245,3 +245,19 @@ def test_cli_add_feedback_option(tmp_path: Path) -> None:
     assert "skipped 0 line(s) by feedback" in result.stderr
     missing = cli("golden", "add", "--from-log", str(tmp_path / "nope.jsonl"), "-o", str(cands), "--no-scrub")
     assert missing.exit_code == 2 and "log file not found" in missing.stderr
+
+
+def test_golden_add_is_one_call_and_notes_that_names_need_ner(tmp_path: Path) -> None:
+    """golden add composed five calls in the CLI; a person's name in a candidate passed with no
+    note that names are found only with --ner."""
+    import ragauge
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"query": "Ask Maria Lopez about the VPN, maria@example.com", "feedback": "missed",
+                               "retrieved": ["kb-1"]}) + "\n")
+    out = tmp_path / "candidates.jsonl"
+    candidates, report = ragauge.add_from_log(log, [], out)
+    assert len(candidates) == 1 and "<EMAIL_1>" in candidates[0]["query"] and out.exists()
+    assert any("person names are not found by the rule-based scrub" in line for line in report.lines())
+    _, plain = ragauge.add_from_log(log, [], None, scrub=False)
+    assert not any("person names" in line for line in plain.lines())

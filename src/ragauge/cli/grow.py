@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ragauge.cli.options import write_output
-from ragauge.errors import InputError, RagaugeError
+from ragauge.errors import InputError
 
 
 def _feedback(text: str) -> tuple[str, ...] | None:
@@ -45,24 +45,10 @@ def add_command(log: Path, against: tuple[Path, ...], output: Path, feedback: st
     Example:
       ragauge golden add --from-log logs/2026-11.jsonl --golden golden.jsonl -o candidates.jsonl
     """
-    from datetime import date
+    from ragauge.curation.grow import add_from_log
 
-    from ragauge.core.jsonl import to_jsonl
-    from ragauge.curation.grow import candidates_from_log, read_log, read_questions
-
-    scrub = None
-    if not no_scrub:
-        try:
-            from ragauge.curation.scrub import scrub_text
-        except ImportError:
-            raise RagaugeError("scrubbing needs ragauge.curation.scrub, which this installation lacks",
-                               hint="reinstall ragauge, or pass --no-scrub to keep questions as logged") from None
-        scrub = scrub_text
-    existing = [q for path in against for q in read_questions(path)]
-    entries, unreadable = read_log(log)
-    candidates, report = candidates_from_log(entries, existing, today=date.today(), source=source or log.name,
-                                             feedback=_feedback(feedback), scrub=scrub, unreadable=unreadable)
-    write_output(to_jsonl(candidates), output)
+    candidates, report = add_from_log(log, against, output, feedback=_feedback(feedback), scrub=not no_scrub,
+                                      source=source)
     for line in report.lines():
         click.echo(line, err=True)
     click.echo(f"wrote {len(candidates)} candidate(s) to {output}; review them, then: "

@@ -188,6 +188,7 @@ class GrowReport:
     scrubbed: int = 0
     near_duplicates: list[tuple[str, str, float]] = field(default_factory=list)
     """``(log line, the id it resembles, similarity)`` for duplicates whose normalised text differs."""
+    scrub_used: bool = False
 
     def lines(self) -> list[str]:
         """The report for a terminal; log references and ids through :func:`ragauge.core.escape.terminal`."""
@@ -206,6 +207,9 @@ class GrowReport:
         for ref, other, sim in self.near_duplicates[:5]:
             out.append(f"  near-duplicate: {t(ref)} ~ {t(other)} (similarity {sim:.2f})")
         out.append(f"kept {self.kept} candidate(s), {self.scrubbed} with personal data redacted")
+        if self.scrub_used and self.kept:
+            out.append("note: person names are not found by the rule-based scrub; run 'ragauge golden scrub "
+                       "CANDIDATES --ner -o CANDIDATES.scrubbed.jsonl' (the ner extra) before the review")
         return out
 
 
@@ -243,7 +247,7 @@ def candidates_from_log(
     ``"status": "needs-review"``, the ``added`` date and ``source``, and the documents retrieved for
     it as ``hint_retrieved``.
     """
-    report = GrowReport(read=len(entries) + len(unreadable), unreadable=list(unreadable))
+    report = GrowReport(read=len(entries) + len(unreadable), unreadable=list(unreadable), scrub_used=scrub is not None)
     wanted = None if feedback is None else {normalise_feedback(f) for f in feedback}
     groups: dict[str, list[tuple[LogEntry, str, bool]]] = {}  # normalised question -> its lines, in order
     for entry in entries:
@@ -322,3 +326,30 @@ def _candidate(qid: str, text: str, entry: LogEntry, changed: bool, today: date,
     if changed:
         out["scrubbed"] = True
     return out
+
+
+def add_from_log(log: str | Path, golden: str | Path | Sequence[str | Path] = (), output: str | Path | None = None,
+                 *, feedback: Sequence[str] | None = DEFAULT_FEEDBACK, scrub: bool = True,
+                 source: str | None = None, today: date | None = None) -> tuple[list[dict[str, Any]], GrowReport]:
+    """``ragauge golden add`` in one call: read the production ``log``, keep the lines whose
+    feedback is in ``feedback`` (None: every line), scrub each question of personal data (unless
+    ``scrub`` is False), drop duplicates of the ``golden`` sets' questions and of each other, and
+    return the candidates (written to ``output`` as JSONL when given, atomically) with the report."""
+    from ragauge.core.files import atomic_write, check_not_an_input
+    from ragauge.core.jsonl import to_jsonl
+
+    paths = [golden] if isinstance(golden, (str, Path)) else list(golden)
+    check_not_an_input(output, [log, *paths], "candidates file")
+    scrubber = None
+    if scrub:
+        from ragauge.curation.scrub import scrub_text
+
+        scrubber = scrub_text
+    existing = [q for path in paths for q in read_questions(path)]
+    entries, unreadable = read_log(log)
+    candidates, report = candidates_from_log(entries, existing, today=today or date.today(),
+                                             source=source or Path(log).name, feedback=feedback, scrub=scrubber,
+                                             unreadable=unreadable)
+    if output is not None:
+        atomic_write(output, to_jsonl(candidates), what="candidates")
+    return candidates, report
