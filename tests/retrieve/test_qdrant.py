@@ -170,3 +170,17 @@ def test_index_command_end_to_end(tmp_path: Path) -> None:
         retriever.close()
     meta = json.loads((tmp_path / "q" / "meta.json").read_text())
     assert meta["collections"]["sections"]["metadata"]["ragauge"]["embedder"] == "hash-256"
+
+
+def test_an_api_key_over_plain_http_is_one_note_not_a_raw_warning(capfd: pytest.CaptureFixture[str]) -> None:
+    """Qdrant over http with an API key printed the client's raw UserWarning with a site-packages path."""
+    import warnings
+
+    from ragauge.retrieve.stores.qdrant import connect, parse
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a raw warning would fail here
+        client = connect(parse("qdrant:http://127.0.0.1:1?collection=c&api_key=secret-key-1234"), 1.0)
+    client.close()
+    err = capfd.readouterr().err
+    assert "API key is sent over plain http" in err and "site-packages" not in err and "secret-key-1234" not in err

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -99,9 +100,17 @@ def connect(target: StoreTarget, timeout: float, *, create: bool = False) -> Any
     qdrant_client = qdrant_module()
     try:
         if target.server:
+            import warnings
+
             api_key = target.options["api_key"] or os.environ.get("QDRANT_API_KEY") or None
-            return qdrant_client.QdrantClient(url=target.location, api_key=api_key, timeout=max(1, round(timeout)),
-                                              check_compatibility=False)
+            with warnings.catch_warnings(record=True) as caught:  # the client's own warning names its source file
+                warnings.simplefilter("always")
+                client = qdrant_client.QdrantClient(url=target.location, api_key=api_key,
+                                                    timeout=max(1, round(timeout)), check_compatibility=False)
+            if any("insecure connection" in str(w.message) for w in caught):
+                sys.stderr.write(f"NOTE: {target.who}: the API key is sent over plain http, readable on the way; "
+                                 "use an https:// URL\n")
+            return client
         path = Path(target.location)
         if not create:
             existing_path(target, path, "local Qdrant folder")
