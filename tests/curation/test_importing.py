@@ -122,3 +122,20 @@ def test_msmarco_messages_say_queries(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         import_golden("msmarco", [queries, qrels])
     assert "not in the queries file" in err.value.message and "querys" not in str(err.value)
+
+
+def test_jsonl_queries_with_trec_qrels_import(tmp_path: Path) -> None:
+    """A collection of JSONL queries plus TREC qrels (Cranfield's derived files) needed a hand-written
+    BEIR qrels/test.tsv."""
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text('{"_id": "1", "text": "what similarity laws must be obeyed"}\n{"_id": "2", "text": "x y"}\n'
+                       '{"_id": "3", "text": "unjudged"}\n')
+    qrels = tmp_path / "qrels.trec"
+    qrels.write_text("1 0 184 2\n1 0 29 1\n2 0 12 1\n")
+    result = import_golden("msmarco", [queries, qrels])
+    assert [(q.id, q.query, dict(q.relevant)) for q in result.golden] == [
+        ("1", "what similarity laws must be obeyed", {"184": 2, "29": 1}), ("2", "x y", {"12": 1})]
+    queries.write_text('{"_id": "1", "text": ""}\n')
+    with pytest.raises(InputError, match="non-empty strings") as err:
+        import_golden("msmarco", [queries, qrels])
+    assert err.value.where is not None and err.value.where.endswith("queries.jsonl:1")

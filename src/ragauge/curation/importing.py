@@ -4,8 +4,9 @@ Formats (and the files each takes):
 
 - ``trec`` TOPICS QRELS: TREC topics (SGML-like ``<top>`` blocks, or ``qid<TAB>text``) and TREC
   qrels; ``topic_field`` picks the question: ``title`` (default), ``desc`` or ``title+desc``.
-- ``msmarco`` QUERIES QRELS: MS MARCO-style ``qid<TAB>text`` queries and TREC-format qrels
-  (``qid 0 docid rel``, tabs or spaces). Queries without a judgement are left out.
+- ``msmarco`` QUERIES QRELS: MS MARCO-style ``qid<TAB>text`` queries, or JSONL queries (BEIR's
+  ``{"_id", "text"}``), and TREC-format qrels (``qid 0 docid rel``, tabs or spaces). Queries without
+  a judgement are left out.
 - ``beir`` FOLDER: a BEIR dataset (``queries.jsonl`` and ``qrels/<split>.tsv``).
 - ``ragas`` FILE: a ragas test set (``user_input``, ``reference_contexts``; JSONL or a JSON array).
 - ``llamaindex`` FILE: an ``EmbeddingQAFinetuneDataset`` JSON (``queries``, ``corpus``, ``relevant_docs``).

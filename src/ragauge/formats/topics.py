@@ -53,12 +53,50 @@ def _text(path: Path, what: str) -> list[str]:
     return decode_utf8(read_input(path, what), path, what).splitlines()
 
 
-def read_query_tsv(path: str | Path, what: str = "queries") -> list[Topic]:
-    """``qid<TAB>text`` lines as topics whose one field is ``title``; blank lines are skipped."""
-    path = Path(path)
+def _read_query_jsonl(path: Path, lines: list[str], what: str) -> list[Topic]:
+    """JSONL queries: each line ``{"_id" or "id": ..., "text" or "query": ...}`` (other keys kept out)."""
+    import json
+
     out: list[Topic] = []
     first: dict[str, int] = {}
-    for number, line in enumerate(_text(path, what), start=1):
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            example = '{"_id": "1", "text": "the question"}'
+            raise InputError(f"not a JSON object ({exc.msg})", where=where(path, number),
+                             hint=f"each line of a JSONL {what} file is {example}") from None
+        qid = obj.get("_id", obj.get("id")) if isinstance(obj, dict) else None
+        text = obj.get("text", obj.get("query")) if isinstance(obj, dict) else None
+        if isinstance(qid, int) and not isinstance(qid, bool):
+            qid = str(qid)
+        if not isinstance(qid, str) or not qid.strip() or not isinstance(text, str) or not text.strip():
+            raise InputError('expected {"_id": "...", "text": "..."} (or "id" and "query") with non-empty strings',
+                             where=where(path, number), hint="BEIR's queries.jsonl layout")
+        qid = qid.strip()
+        if qid in first:
+            raise InputError(f"id {qid!r} given twice (first on line {first[qid]})", where=where(path, number))
+        first[qid] = number
+        out.append(Topic(qid, {"title": " ".join(text.split())}, number))
+    if not out:
+        raise InputError(f"no {what} in the file", where=str(path))
+    return out
+
+
+def read_query_tsv(path: str | Path, what: str = "queries") -> list[Topic]:
+    """``qid<TAB>text`` lines as topics whose one field is ``title``; blank lines are skipped. A file
+    of JSON objects (its first non-blank line starts with ``{``) is read as JSONL queries instead:
+    BEIR's ``{"_id", "text"}`` or ``{"id", "query"}`` (so a collection of JSONL queries and TREC qrels,
+    as Cranfield's derived files are, imports without a hand-written BEIR folder)."""
+    path = Path(path)
+    lines = _text(path, what)
+    if next((line.lstrip() for line in lines if line.strip()), "").startswith("{"):
+        return _read_query_jsonl(path, lines, what)
+    out: list[Topic] = []
+    first: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         qid, tab, text = line.partition("\t")
