@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.cli.options import parse_ks, texts_options, unjudged_option, write_output
+from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
+@grades_option()
 @texts_options
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
@@ -38,8 +39,8 @@ if TYPE_CHECKING:
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],
                     sequential: bool, metric: str, seed: int, ks: str, metrics: str | None, fetch: int | None,
-                    doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, corpus: Path | None,
-                    tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
+                    doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
+                    corpus: Path | None, tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
                     output: Path | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
@@ -76,7 +77,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
 
         runs = [ragauge.evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch or 20,
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                                 corpus=corpus) for spec in retrievers]
+                                 corpus=corpus, grades=grades) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)
         write_output(render_comparison(result, fmt), output)
         return
@@ -88,5 +89,5 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
                          hint="ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl")
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
-                     unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)
+                     unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
     write_output(render_comparison(result, fmt), output)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ragauge.cli.history import history_option
-from ragauge.cli.options import parse_ks, unjudged_option
+from ragauge.cli.options import grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import execute, retriever_options
 from ragauge.errors import InputError
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @unjudged_option()
+@grades_option()
 @click.option("--mix-synthetic", is_flag=True,
               help='Average questions an LLM wrote ("source": "synthetic") together with the others; by default '
                    "they are scored apart and the means cover the real questions.")
@@ -49,7 +50,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
                  tokenizer: str | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 mix_synthetic: bool, fmt: str,
+                 grades: str | None, mix_synthetic: bool, fmt: str,
                  output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
                  label: str | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
@@ -97,7 +98,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
         golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
         doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
         known_documents=None if corpus is not None else documents, unjudged=unjudged, corpus=corpus,
-        mix_synthetic=mix_synthetic, tokenizer=tokenizer,
+        mix_synthetic=mix_synthetic, tokenizer=tokenizer, grades=grades,
     )
     emit(evaluation, fmt, output, worst, no_color)
     if record:

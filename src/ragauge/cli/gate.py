@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragauge.cli.options import texts_options, unjudged_option, write_output
+from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -28,6 +28,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),
+        grades_option(),
         texts_options,
     ]):
         f = option(f)
@@ -64,7 +65,7 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 corpus: Path | None, tokenizer: str | None, fmt: str, output: Path | None) -> None:
+                 grades: str | None, corpus: Path | None, tokenizer: str | None, fmt: str, output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -82,7 +83,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                  unjudged=unjudged, corpus=corpus, tokenizer=tokenizer)
+                  unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         broken = "; ".join(o.rule for o in result.failures[:3])
@@ -106,7 +107,7 @@ def baseline_group() -> None:
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
-                            doc_id_pattern: str | None, unjudged: Unjudged, corpus: Path | None,
+                            doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None, corpus: Path | None,
                             tokenizer: str | None, reason: str | None, accept_drop: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
@@ -124,7 +125,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
                              doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus,
-                             tokenizer=tokenizer)
+                             tokenizer=tokenizer, grades=grades)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",

@@ -56,6 +56,13 @@ def texts_options(f: FC) -> FC:
                              "--tokenizer counts them.")(f)
 
 
+def grades_option() -> Callable[[FC], FC]:
+    """``--grades``: a mapping of the golden set's grades to ragauge's (part of the contract)."""
+    return click.option(
+        "--grades", help='Map the golden set\'s grades before scoring, FROM:TO pairs: "1:3,2:2,3:1,4:0,-1:0" for '
+                         "Cranfield (1 = best). Every grade used must be mapped; part of the contract.")
+
+
 def unjudged_option() -> Callable[[FC], FC]:
     """``--unjudged``: how a document the golden set does not label counts (part of the contract;
     the choices are ``metrics.judged.UNJUDGED``, not imported here to keep ``--help`` light)."""

@@ -96,6 +96,7 @@ def compare(
     unjudged: Unjudged = "non-relevant",
     corpus: str | Path | None = None,
     tokenizer: str | None = None,
+    grades: str | Mapping[float, float] | None = None,
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
@@ -115,7 +116,7 @@ def compare(
     alpha = check_number(alpha, "alpha", PROBABILITY)
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged, corpus=corpus,
-                          tokenizer=tokenizer)
+                          tokenizer=tokenizer, grades=grades)
     # every row is read several times below (pairs, tags, patterns, latency): made once each
     base, new = (_as_evaluation(v, golden, options).with_rows_made() for v in (base, new))
     notes = _check_comparable(base, new, allow_different_golden)

@@ -16,6 +16,8 @@ Checks, with their code and severity:
   as present when ``doc`` is (a document-level corpus cannot see sections; they are not checked).
 - ``duplicate-question`` / ``near-duplicate`` (warning): equal normalised text, or word-set Jaccard
   >= 0.8 (see :mod:`ragauge.curation.similarity`).
+- ``negative-grade`` (warning): a label with a negative grade, which counts as not relevant (as in
+  trec_eval); a scale that runs the other way needs ``--grades``.
 - ``look-alike-id`` (warning): a question or relevant id holding invisible characters (a zero-width
   space, a soft hyphen) or compatibility forms (full-width letters), which an id that looks the same
   does not match; with a corpus, a stale label whose look-alike is in the corpus, named.
@@ -249,6 +251,13 @@ def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) 
     findings: list[Finding] = []
     near = _lookalikes(documents) if documents is not None else {}
     for q in queries:
+        negative = sorted({g for g in q.relevant.values() if g < 0})
+        if negative:
+            findings.append(Finding("warning", "negative-grade",
+                                    f"question {q.id!r}: grade(s) {', '.join(f'{g:g}' for g in negative)} count as not "
+                                    "relevant, as in trec_eval", q.line, (q.id,),
+                                    'if the scale runs the other way (Cranfield: 1 = best), score with --grades '
+                                    '"1:3,2:2,3:1,4:0,-1:0"'))
         altered = [d for d in (q.id, *q.relevant) if looks_altered(d)]
         if altered:
             findings.append(Finding("warning", "look-alike-id",

@@ -19,6 +19,8 @@ from ragauge.errors import InputError
 from ragauge.evaluation.diagnose import LOUD, explain_zeros, lookalike_warnings, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
+from ragauge.evaluation.grades import describe as describe_grades
+from ragauge.evaluation.grades import map_grades, negative_grade_note, parse_grades
 from ragauge.evaluation.hits import Hits, Knobs, ranked_hits, select, streamed_hits
 from ragauge.evaluation.options import (
     DEDUP_RULE,
@@ -69,6 +71,7 @@ def evaluate_run(
     corpus: str | Path | Mapping[str, str] | CorpusTexts | None = None,
     mix_synthetic: bool = False,
     tokenizer: str | None = None,
+    grades: str | Mapping[float, float] | None = None,
 ) -> Evaluation:
     """Score ``run`` against ``golden`` (the options are those of :class:`EvalOptions`).
 
@@ -104,7 +107,7 @@ def evaluate_run(
     """
     return score_run(as_golden(golden), scored_run(run),
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
-                                 corpus, mix_synthetic, tokenizer))
+                                 corpus, mix_synthetic, tokenizer, grades))
 
 
 def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> Evaluation:
@@ -156,6 +159,11 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     entire = golden is whole  # not a synthetic or real half
     if entire and not isinstance(run, RunStream):
         refuse_unscorable(golden, run)
+    grades = parse_grades(options.grades)
+    if grades is not None:
+        golden = map_grades(golden, grades)
+    graded = describe_grades(grades) if grades is not None else LABELS_AS_GIVEN
+    negative = negative_grade_note(golden) if grades is None else None
     full_golden = golden  # the counts in meta always describe the questions asked, before any is dropped
     corpus: CorpusTexts | None = None
     texts: Texts | None = None
@@ -233,9 +241,12 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
         warnings += span_warnings(spans)
     if unjudged == "unknown":
         warnings.append(_condensed_note(golden))
+    if negative is not None:
+        warnings.append(LOUD + negative)
     contract = Contract(tuple(names), tuple(sorted({s.k for s in specs if s.k is not None})), fetch,
                         doc_id_rule(options.doc_id_sep, options.doc_id_pattern), mean_over=mean_over,
-                        unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name, labels=labels)
+                        unjudged=unjudged, budget=WORDS if tokenizer is None else tokenizer.name, labels=labels,
+                        grades=graded)
     errored = len(rows.scores.with_status("error"))
     meta: dict[str, Any] = {
         "ragauge_version": __version__,

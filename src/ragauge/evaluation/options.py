@@ -52,6 +52,9 @@ class EvalOptions:
     corpus: str | Path | Mapping[str, str] | CorpusTexts | None = None
     mix_synthetic: bool = False
     tokenizer: str | Tokenizer | None = None
+    grades: str | Mapping[float, float] | None = None
+    """A grade mapping (``"1:3,2:2,3:1,4:0,-1:0"``, ``evaluation.grades``) applied to the golden set's
+    labels before scoring; part of the contract."""
 
     def specs(self) -> tuple[MetricSpec, ...]:
         """The metric specs asked for; InputError for a bad spec or cutoff."""
@@ -100,20 +103,23 @@ class Contract:
     budget: str = WORDS
     """What a token budget counts: ``words`` (the run's lengths) or a tokenizer's name."""
     labels: str = LABELS_AS_GIVEN
+    grades: str = LABELS_AS_GIVEN
+    """The grade mapping applied to the labels (``evaluation.grades.describe``), or ``as given``."""
     """The labels the numbers were scored against: ``as given`` (the golden set's), or, when a corpus or
     an index changed them (stale labels dropped, span labels resolved in its text), ``effective`` and the
     hash of the labels that remained: the same golden set scored with another corpus is not comparable."""
 
-    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over", "budget", "labels")
+    COMPARABLE = ("fetch", "dedup", "doc_id", "relevance", "unjudged", "mean_over", "budget", "labels", "grades")
 
     def to_dict(self) -> dict[str, Any]:
         return {"metrics": list(self.metrics), "k": list(self.k), "fetch": self.fetch, "dedup": self.dedup,
                 "doc_id": self.doc_id, "relevance": self.relevance, "mean_over": self.mean_over,
                 "unjudged": self.unjudged, **({"budget": self.budget} if self.budget != WORDS else {}),
-                **({"labels": self.labels} if self.labels != LABELS_AS_GIVEN else {})}
+                **({"labels": self.labels} if self.labels != LABELS_AS_GIVEN else {}),
+                **({"grades": self.grades} if self.grades != LABELS_AS_GIVEN else {})}
 
 
-_BEFORE = {"unjudged": "non-relevant", "budget": WORDS, "labels": LABELS_AS_GIVEN}
+_BEFORE = {"unjudged": "non-relevant", "budget": WORDS, "labels": LABELS_AS_GIVEN, "grades": LABELS_AS_GIVEN}
 """What a contract stored before a field existed meant (results and baselines written earlier)."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ def _evaluate(golden: GoldenSet, run: Run | RunStream, rules: GateRules, extra: 
 def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
          fetch: int | None = None, doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
          unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
-         tokenizer: str | None = None) -> GateResult:
+         tokenizer: str | None = None, grades: str | Mapping[float, float] | None = None) -> GateResult:
     """Evaluate ``run`` (a run file, a large one read in blocks in bounded memory as ``evaluate_run``
     reads it; a Run or ``{qid: [doc]}`` data) against ``golden`` on the gated
     metrics and the baseline's, and check it against the baseline file under ``rules`` (GateRules,
@@ -50,7 +51,7 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
     rules = _rules(rules, found)
     stored = found.rules
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                          corpus=corpus, tokenizer=tokenizer)
+                          corpus=corpus, tokenizer=tokenizer, grades=grades)
     evaluation = _evaluate(as_golden(golden), scored_run(run), rules, list(found.metrics), options)
     result = check_gate(evaluation, found, rules)
     loosened = rules.loosened_from(stored) if stored is not None else []
@@ -70,7 +71,8 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
                     accept_drop: bool = False, rules: GateRules | str | Path | None = None,
                     fetch: int | None = None, doc_id_sep: str | None = None,
                     doc_id_pattern: str | None = None, unjudged: Unjudged = "non-relevant",
-                    corpus: str | Path | None = None, tokenizer: str | None = None) -> dict[str, Any]:
+                    corpus: str | Path | None = None, tokenizer: str | None = None,
+                    grades: str | Mapping[float, float] | None = None) -> dict[str, Any]:
     """Evaluate ``run`` on the gated metrics and store it as the new baseline, with its history line.
 
     Refused (InputError) without a non-empty ``reason``, and, unless ``accept_drop``, when any
@@ -81,6 +83,6 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     path = Path(baseline)
     rules = _rules(rules, read_baseline(path) if path.exists() else None)
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                          corpus=corpus, tokenizer=tokenizer)
+                          corpus=corpus, tokenizer=tokenizer, grades=grades)
     evaluation = _evaluate(as_golden(golden), scored_run(run), rules, [], options)
     return write_baseline(Path(baseline), evaluation, rules, reason=reason, accept_drop=accept_drop)

@@ -154,7 +154,8 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
              resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,
              doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
              unjudged: Unjudged = "non-relevant",
-             corpus: str | Path | Mapping[str, str] | None = None, mix_synthetic: bool = False) -> Evaluation:
+             corpus: str | Path | Mapping[str, str] | None = None, mix_synthetic: bool = False,
+             grades: str | Mapping[float, float] | None = None) -> Evaluation:
     """Call ``retriever`` for every question (as :func:`run_retriever`, keeping the run in
     ``save_run`` when given) and score the answers (as ``evaluate_run``). Failed questions score 0
     (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
@@ -169,5 +170,6 @@ def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
 
     corpus = corpus if corpus is not None else done.corpus
     options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
-                          None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic)
+                          None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic,
+                          grades=grades)
     return score_run(done.golden, done.run, options)
