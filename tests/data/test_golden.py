@@ -74,3 +74,13 @@ def test_missing_and_empty_file(tmp_path: Path) -> None:
         load_golden(tmp_path / "nope.jsonl")
     with pytest.raises(InputError, match="no questions"):
         load_golden(write(tmp_path, "\n\n"))
+
+
+def test_a_huge_question_is_refused_with_its_line() -> None:
+    """A 256 MiB question crashed the process (exit 139, nothing said, a temporary file left)."""
+    from ragauge.data.golden import MAX_QUERY_CHARS, parse_golden_line
+
+    with pytest.raises(InputError, match="characters long, more than 100,000") as info:
+        parse_golden_line({"id": "q1", "query": "x" * (MAX_QUERY_CHARS + 1), "relevant": ["d"]}, "g.jsonl:3")
+    assert info.value.where == "g.jsonl:3"
+    assert parse_golden_line({"id": "q1", "query": "x" * MAX_QUERY_CHARS, "relevant": ["d"]}, "g.jsonl:3").query

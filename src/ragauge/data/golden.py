@@ -16,6 +16,9 @@ from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
 _KNOWN = ("id", "query", "relevant", "tags")
+MAX_QUERY_CHARS = 100_000
+"""The longest question ragauge takes: far beyond any search query or prompt a retriever is sent
+(a 256 MiB one crashed the tokenizer of the built-in retrievers with a segmentation fault)."""
 SYNTHETIC = "synthetic"
 """The ``source`` of a question an LLM wrote (``golden draft``, a ragas test set): evaluations score
 such questions apart from the others."""
@@ -161,6 +164,9 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
                          hint='write ids as strings: "id": "q42"')
     if not isinstance(query, str):
         raise InputError(f"'query' must be a string, got {type(query).__name__}", where=loc)
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(f"'query' is {len(query):,} characters long, more than {MAX_QUERY_CHARS:,}", where=loc,
+                         hint="a golden question is what a user asks: put documents in the corpus, not the question")
     if "relevant" not in obj:
         raise InputError("missing required field 'relevant'", where=loc,
                          hint='list the relevant document ids, or "relevant": [] for a no-answer question')
