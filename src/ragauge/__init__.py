@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ragauge.gating.check import GateResult, RuleOutcome
     from ragauge.gating.config import GateRules, load_rules
     from ragauge.gating.run import gate, update_baseline
+    from ragauge.gating.sequential import gate_sequential
     from ragauge.history.history import History
     from ragauge.metrics.spec import MetricSpec, parse_metric
     from ragauge.retrieve.live import evaluate, run_retriever
@@ -89,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "compare_sequential": "ragauge.comparison.sequential", "SequentialComparison": "ragauge.comparison.sequential",
     "power": "ragauge.comparison.power", "PowerReport": "ragauge.comparison.power",
     "gate": "ragauge.gating.run", "update_baseline": "ragauge.gating.run",
+    "gate_sequential": "ragauge.gating.sequential",
     "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
     "GateRules": "ragauge.gating.config", "load_rules": "ragauge.gating.config",
     "Baseline": "ragauge.gating.baseline", "read_baseline": "ragauge.gating.baseline",
@@ -121,7 +123,7 @@ __all__ = [
     "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
     "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
     "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
-    "RuleOutcome", "Run", "ScrubOptions", "SequentialComparison", "compare_sequential",
+    "RuleOutcome", "Run", "ScrubOptions", "SequentialComparison", "compare_sequential", "gate_sequential",
     "ScrubSummary", "SweepResult", "read_sweep", "sweep",
     "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",
     "evaluate", "evaluate_run", "gate", "import_beir", "import_golden", "load_golden", "load_rules",

@@ -60,12 +60,18 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
 
 @click.command("gate")
 @_run_options
+@click.option("--sequential", is_flag=True,
+              help="With --retriever: ask the questions in a seeded random order and stop as soon as every tested "
+                   "rule is decided (anytime-valid tests; needs fail_if significant, drop_and_significant or "
+                   "not_shown_no_worse, and no tag floors).")
+@click.option("--seed", default=0, show_default=True, help="The question order of a --sequential gate.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 grades: str | None, corpus: Path | None, tokenizer: str | None, fmt: str, output: Path | None) -> None:
+                 grades: str | None, corpus: Path | None, tokenizer: str | None, sequential: bool, seed: int, fmt: str,
+                 output: Path | None) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -77,10 +83,28 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     Example:
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
     """
-    from ragauge.errors import GateFailure
+    from ragauge.errors import GateFailure, InputError
     from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate
 
+    if sequential:
+        from ragauge.config import find_config, retriever_config
+        from ragauge.gating.config import rules_in
+        from ragauge.gating.sequential import gate_sequential
+
+        if spec is None or run_path is not None:
+            raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
+                             hint="a run file already holds every answer: gate it without --sequential")
+        result = gate_sequential(golden, spec, baseline_path, rules=rules_in(config_path or find_config()),
+                                 seed=seed, fetch=fetch, config=retriever_config(config_path))
+    else:
+        result = None
+    if result is not None:
+        write_output(render_gate(result, fmt), output)
+        if not result.passed:
+            raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
+                              f"({'; '.join(o.rule for o in result.failures[:3])})")
+        return
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
     result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                   unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)

@@ -27,7 +27,12 @@ def question_line(q: dict[str, object]) -> str:
 
 
 def power_line(result: GateResult) -> str | None:
-    """What the golden set can detect per gated metric (``meta["power"]``), in one line."""
+    """What the golden set can detect per gated metric (``meta["power"]``), in one line; for a
+    sequential gate, how far it went."""
+    run = result.meta.get("sequential")
+    if run:
+        return (f"sequential: asked {run['asked']} of {run['available']} questions ({run['calls']} retriever calls, "
+                f"order seed {run['seed']}); {result.meta.get('method', '')}")
     power = result.meta.get("power") or []
     if not power:
         return None

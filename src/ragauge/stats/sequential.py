@@ -75,3 +75,16 @@ def sequential_test(differences: np.ndarray, alpha: float = 0.05, null: float = 
     seen = d[:stop] if stop is not None else d
     return SequentialTest(len(seen), float(seen.mean()) if len(seen) else math.nan, sequence_interval(seen, alpha),
                           direction, stop, alpha, null)
+
+
+def first_crossing(differences: np.ndarray, null: float, level: float, upward: bool) -> int | None:
+    """The first question (1-based) after which one gambler's capital against "the mean difference
+    is ``null``" reaches 1 / ``level`` (upward: the mean is above ``null``; else below), with the
+    confidence sequence's bets: a one-sided anytime-valid test at ``level``. None: never."""
+    d = np.asarray(differences, dtype=np.float64)
+    if len(d) == 0:
+        return None
+    b = betting.bets(d, -1.0, 1.0, level, sequence=True)
+    path = np.cumsum(betting.log_steps(b, (null + 1.0) / 2.0, upward)[0])
+    crossed = path >= math.log(1.0 / level)
+    return int(np.argmax(crossed)) + 1 if bool(crossed.any()) else None

@@ -1,0 +1,155 @@
+"""A sequential gate: call the retriever question by question (in a seeded random order) against the
+baseline's stored per-question values, and stop as soon as every tested metric rule is decided.
+
+Each rule is an anytime-valid one-sided test (``stats.sequential.first_crossing``), checked after every
+question, so stopping early does not inflate its error rate:
+
+- ``fail_if = "significant"``: the rule fails once a drop (mean difference below 0) is shown at
+  alpha / m (Bonferroni over the m rules that fail on a drop: a sequential Holm would need every
+  rule's whole path); ``"drop_and_significant"``: once shown and the mean has dropped by more than
+  the allowance. Either passes when the questions run out without it.
+- ``"not_shown_no_worse"``: the rule passes once "no worse than -allowance" is shown at alpha (an
+  intersection-union test: no correction); it fails when the questions run out first.
+
+The gate stops at the first failed rule, or when every non-inferiority rule is shown and no other
+rule remains open, or when the questions run out. The plain ``"drop"`` rule tests nothing and tag
+floors need every question of their tag: a sequential gate refuses them (InputError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragauge.errors import InputError
+from ragauge.gating.check import GateResult, RuleOutcome, _critical_rule
+from ragauge.gating.config import GateRules
+
+METHOD = ("anytime-valid one-sided tests by betting (confidence sequences), checked after every question; "
+          "Bonferroni over the rules that fail on a drop")
+
+
+def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
+                    seed: int = 0, fetch: int | None = None, concurrency: int = 8, timeout: float = 30.0,
+                    retries: int = 3, batch: int | None = None, doc_id_key: str | None = None,
+                    config: Mapping[str, Any] | None = None) -> GateResult:
+    """Gate ``retriever`` (a spec, a function ``fn(query, n)`` or a framework object) against the
+    baseline file question by question, stopping as soon as the verdict is certain (see the module
+    docstring). ``meta["sequential"]`` says how many questions were asked and retriever calls made.
+    The golden set and the contract are checked as ``gate`` checks them; critical questions are asked
+    first."""
+    from ragauge.evaluation.evaluate import score_run
+    from ragauge.evaluation.options import EvalOptions, contract_differences
+    from ragauge.formats.golden import as_golden
+    from ragauge.gating.baseline import read_baseline
+    from ragauge.gating.run import _rules
+    from ragauge.retrieve.base import RetrieverOptions
+    from ragauge.retrieve.executor import ExecutorOptions, answer_all
+    from ragauge.retrieve.live import open_any
+    from ragauge.stats.sequential import first_crossing
+
+    found = read_baseline(Path(baseline))
+    rules = _rules(rules, found)
+    if not rules.tests:
+        raise InputError('a sequential gate needs tested rules: fail_if = "significant", "drop_and_significant" '
+                         'or "not_shown_no_worse" (the plain "drop" rule tests nothing)')
+    if rules.tag_floors:
+        raise InputError("a sequential gate cannot check tag floors (each needs every question of its tag)",
+                         hint="gate without --sequential, or move the floors to another gate")
+    gold = as_golden(golden)
+    if gold.content_hash != found.golden_hash:
+        raise InputError("the golden set is not the one the baseline was measured on",
+                         hint="re-baseline explicitly: ragauge baseline update ... --reason '...'")
+    stored = found.queries
+    metrics = list(rules.metrics)
+    missing = [m for m in metrics if m not in found.metrics]
+    if missing:
+        raise InputError(f"{', '.join(missing)} not in the baseline", hint="re-baseline with the gated metrics")
+    depth = fetch if fetch is not None else found.contract.get("fetch")
+    scoring = EvalOptions(metrics=metrics, fetch=depth)
+    questions = [q for q in gold if q.answerable and all(m in stored.get(q.id, {}) for m in metrics)]
+    if len(questions) < 2:
+        raise InputError("the baseline holds per-question values for fewer than 2 answerable questions",
+                         hint="re-baseline: ragauge baseline update ...")
+    order = [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))]
+    critical = set(rules.critical)
+    order = [q for q in order if q.id in critical] + [q for q in order if q.id not in critical]
+    first = sum(q.id in critical for q in order)  # every critical question is asked before any stop
+    drop_rules = [m for m in metrics if rules.fail_if != "not_shown_no_worse"]
+    level = rules.alpha / max(1, len(drop_rules))
+    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
+                                                           config=dict(config or {})))
+    executor = ExecutorOptions(fetch=depth or 20, concurrency=concurrency, retries=retries)
+    diffs: dict[str, list[float]] = {m: [] for m in metrics}
+    decided: dict[str, tuple[bool, int]] = {}  # metric -> (passed, at question)
+    evaluations = []
+    asked = calls = 0
+    try:
+        size = batch or concurrency
+        for start in range(0, len(order), size):
+            from ragauge.data.golden import GoldenSet
+
+            part = GoldenSet.from_queries(order[start:start + size])
+            answered = answer_all(part, adapter, None, executor)
+            calls += len(part)
+            scored = score_run(part, answered.run, scoring)
+            evaluations.append(scored)
+            if found.contract and contract_differences(scored.meta["contract"], found.contract):
+                changed = contract_differences(scored.meta["contract"], found.contract)
+                raise InputError(f"{', '.join(changed)} differ from the baseline's contract",
+                                 hint="use the baseline's options, or re-baseline explicitly")
+            values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
+            for q in part:
+                for m in metrics:
+                    diffs[m].append(values[m][q.id] - stored[q.id][m])
+            asked += len(part)
+            for m in metrics:
+                if m in decided:
+                    continue
+                d = np.array(diffs[m])
+                allowed = rules.metrics[m]
+                if rules.fail_if == "not_shown_no_worse":
+                    at = first_crossing(d, -allowed, rules.alpha, upward=True)
+                    if at is not None:
+                        decided[m] = (True, at)
+                else:
+                    at = first_crossing(d, 0.0, level, upward=False)
+                    if at is not None and (rules.fail_if == "significant" or float(d[:at].mean()) < -allowed):
+                        decided[m] = (False, at)
+            if asked >= first and (any(not ok for ok, _ in decided.values()) or (
+                    rules.fail_if == "not_shown_no_worse" and len(decided) == len(metrics))):
+                break
+        described = adapter.describe()
+    finally:
+        if opened:
+            adapter.close()
+    outcomes = []
+    for m in metrics:
+        d = np.array(diffs[m])
+        rule = f"{m}: " + {"significant": "no drop shown", "drop_and_significant": "no drop beyond "
+                           f"{rules.metrics[m]:.4f} shown", "not_shown_no_worse": "shown no worse than "
+                           f"-{rules.metrics[m]:.4f}"}[rules.fail_if] + " (sequential)"
+        if m in decided:
+            ok, at = decided[m]
+            said = (f"shown no worse after {at} question(s)" if ok else
+                    f"a drop shown after {at} question(s) (mean {float(d[:at].mean()):+.4f})")
+        else:
+            ok = rules.fail_if != "not_shown_no_worse"
+            span = (f"all {len(d)} question(s)" if asked == len(questions) else
+                    f"the {len(d)} question(s) asked before the gate stopped")
+            said = (f"no drop shown in {span} (mean {float(d.mean()):+.4f})" if ok else
+                    f"not shown no worse in {span} (mean {float(d.mean()):+.4f})")
+        outcomes.append(RuleOutcome("metric", rule, ok, said))
+    for qid in rules.critical:  # asked first: its evaluation is one of the batches'
+        holder = next((e for e in evaluations if qid in e.positions), evaluations[0])
+        outcomes.append(_critical_rule(qid, rules.critical_k, holder))
+    meta: dict[str, Any] = {"baseline": str(found.path), "baseline_created": found.data.get("created"),
+            "baseline_reason": found.data.get("reason"), "rules": rules.to_dict(), "rules_source": rules.source,
+            "retriever": described, "method": METHOD, "warnings": [],
+            "sequential": {"seed": seed, "asked": asked, "available": len(questions), "calls": calls,
+                           "alpha_per_drop_rule": level}}
+    return GateResult(outcomes, meta)
+
