@@ -72,3 +72,19 @@ def retriever_config(path: Path | None) -> dict[str, Any]:
     working directory when ``path`` is None; {} when there is none."""
     found = path or find_config()
     return read_table(found, "retriever") if found else {}
+
+
+def eval_grades(path: Path | None) -> str | None:
+    """The ``grades`` mapping of the ``[eval]`` table of ``path``, or of the ragauge.toml /
+    pyproject.toml found in the working directory when ``path`` is None; None when there is none.
+    ``--grades`` on the command line wins over it."""
+    found = path or find_config()
+    if found is None:
+        return None
+    value = read_table(found, "eval").get("grades")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError("'eval.grades' must be a mapping like \"1:3,2:2,3:1,4:0,-1:0\"",
+                         where=key_line(found, "grades"))
+    return value

@@ -65,3 +65,18 @@ def test_golden_validate_warns_on_negative_grades() -> None:
 
     report = validate_lines([(1, CRANFIELD[0]), (2, CRANFIELD[1])])
     assert [(f.code, f.line) for f in report.findings if f.code == "negative-grade"] == [("negative-grade", 1)]
+
+
+def test_grades_from_ragauge_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("".join(json.dumps(q) + "\n" for q in CRANFIELD))
+    run = tmp_path / "r.jsonl"
+    run.write_text("".join(json.dumps({"id": q, "hits": h}) + "\n" for q, h in RUN.items()))
+    (tmp_path / "ragauge.toml").write_text('[eval]\ngrades = "1:3,2:2,3:1,4:0,-1:0"\n')
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["eval", str(golden), "--run", str(run), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["meta"]["contract"]["grades"] == "-1:0,1:3,2:2,3:1,4:0"
+    (tmp_path / "ragauge.toml").write_text("[eval]\ngrades = 3\n")
+    bad = CliRunner().invoke(cli, ["eval", str(golden), "--run", str(run)])
+    assert bad.exit_code == 2 and "ragauge.toml:2" in bad.stderr

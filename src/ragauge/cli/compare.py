@@ -58,8 +58,11 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
       ragauge compare --golden golden.jsonl --retriever bm25:corpus.jsonl --retriever hybrid:corpus.jsonl --sequential
     """
     from ragauge.comparison import compare
+    from ragauge.config import eval_grades
     from ragauge.errors import InputError
     from ragauge.reports.comparison import render_comparison
+
+    grades = grades if grades is not None else eval_grades(None)
 
     if retrievers:
         if len(retrievers) != 2 or base is not None or golden is None:

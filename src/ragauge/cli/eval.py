@@ -79,6 +79,10 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
+    if grades is None:
+        from ragauge.config import eval_grades
+
+        grades = eval_grades(config_path)
     if save_run is not None and spec is None:
         raise InputError("--save-run goes with --retriever")
     ctx = click.get_current_context()

@@ -106,6 +106,10 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
                               f"({'; '.join(o.rule for o in result.failures[:3])})")
         return
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
+    if grades is None:
+        from ragauge.config import eval_grades
+
+        grades = eval_grades(config_path)
     result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                   unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
     write_output(render_gate(result, fmt), output)
@@ -147,6 +151,10 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     from ragauge.gating.run import update_baseline
 
     g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
+    if grades is None:
+        from ragauge.config import eval_grades
+
+        grades = eval_grades(config_path)
     record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
                              doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus,
                              tokenizer=tokenizer, grades=grades)
