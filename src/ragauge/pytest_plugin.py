@@ -24,7 +24,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ragauge-config", metavar="PATH", help="ragauge.toml with [gate] rules (found if omitted).")
 
 
-class GateRule(pytest.Item):
+class GateRule(pytest.Item):  # type: ignore[misc, unused-ignore]  # Any without pytest installed
     """One rule of the gate; the gate itself runs once per session (the first rule runs it)."""
 
     def __init__(self, *, outcome_index: int, gate: _Gate, **kwargs: Any) -> None:

@@ -96,7 +96,7 @@ def connect(target: Target, timeout: float, *, retryable: bool = False) -> psyco
     except psycopg.Error as exc:
         error = classify(exc, target, connecting=not retryable)
         raise (error if retryable else final_error(error)) from None
-    return conn  # type: ignore[no-any-return]
+    return conn  # type: ignore[no-any-return, unused-ignore]  # typed only where psycopg is installed
 
 
 def connect_kwargs(target: Target, timeout: float) -> dict[str, Any]:
