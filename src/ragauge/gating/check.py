@@ -26,6 +26,7 @@ from ragauge.stats.power import (
     noise_exceedance,
     one_sided_power,
     questions_for_allowance,
+    required_questions,
 )
 
 GATE_VERSION = 1
@@ -203,6 +204,11 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
     out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": model.sd, "mde": mde, "warning": None}
     questions = f"{n} question{'s' if n != 1 else ''}"
     shown = "no change is detectable" if mde is None else f"the smallest change it detects (80% power) is ±{mde:.4f}"
+    detect = required_questions(model, allowed, rules.alpha) if allowed > 0 else None
+    out["needed_to_detect"] = detect  # the figure 'ragauge power --effect ALLOWED' gives for the same run
+    needs = (f"; detecting a change of {allowed:.4f} with 80% power needs "
+             f"{f'{detect:,}' if detect else 'more than 100,000'} questions (as ragauge power --effect {allowed:g} "
+             "says)") if allowed > 0 else ""
     if rules.fail_if == "drop":
         chance = noise_exceedance(allowed, model, n)
         out["false_alarm"] = chance
@@ -213,7 +219,7 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
                 f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
                 f"{noise_allowance(model, n, rules.alpha):.4f}, grow the golden set to "
                 f"{needed if needed else 'more than 100,000'} questions, or set fail_if = "
-                f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown})")
+                f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown}{needs})")
     elif mde is None and rules.fail_if != "not_shown_no_worse":
         out["warning"] = (f"{LOUD}{m}: with {questions} the test cannot tell any change from noise, so this rule "
                           f"can never fail; add questions")
