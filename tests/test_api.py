@@ -144,3 +144,17 @@ def test_every_command_is_documented_with_its_python_call(command: str) -> None:
     assert f"ragauge {command}" in readme, f"the README does not show 'ragauge {command}'"
     python_api = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
     assert f"ragauge {command}" in python_api, f"docs/python.md has no Python equivalent of 'ragauge {command}'"
+
+
+def test_named_errors_live_in_errors_and_are_exported() -> None:
+    """The few error subclasses lived in deep modules (executor, metrics.build), not errors.py."""
+    import ragauge
+    from ragauge import errors
+
+    for name in ("NotComparable", "ContractMismatch", "BaselineEdited", "DuplicateDocument", "RetrieverDown",
+                 "RunAborted", "RunInterrupted", "MissingExtra", "GateFailure", "InputError"):
+        cls = getattr(errors, name)
+        assert getattr(ragauge, name) is cls and cls.__module__ == "ragauge.errors"
+        assert issubclass(cls, errors.RagaugeError) and isinstance(cls.exit_code, int)
+    assert errors.RunInterrupted.exit_code == 130 and errors.GateFailure.exit_code == 1
+    assert issubclass(errors.ContractMismatch, errors.InputError)

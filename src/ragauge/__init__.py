@@ -39,7 +39,19 @@ if TYPE_CHECKING:
     from ragauge.data.hits import Hit, QueryResult
     from ragauge.data.pool import Pool
     from ragauge.data.run import Run
-    from ragauge.errors import GateFailure, InputError, MissingExtra, RagaugeError
+    from ragauge.errors import (
+        BaselineEdited,
+        ContractMismatch,
+        DuplicateDocument,
+        GateFailure,
+        InputError,
+        MissingExtra,
+        NotComparable,
+        RagaugeError,
+        RetrieverDown,
+        RunAborted,
+        RunInterrupted,
+    )
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.load import read_result
     from ragauge.evaluation.options import EvalOptions
@@ -114,7 +126,9 @@ _EXPORTS: dict[str, str] = {
     "History": "ragauge.history.history",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
-    "MissingExtra": "ragauge.errors",
+    "MissingExtra": "ragauge.errors", "NotComparable": "ragauge.errors", "ContractMismatch": "ragauge.errors",
+    "BaselineEdited": "ragauge.errors", "DuplicateDocument": "ragauge.errors", "RetrieverDown": "ragauge.errors",
+    "RunAborted": "ragauge.errors", "RunInterrupted": "ragauge.errors",
 }
 
 __all__ = [
@@ -122,7 +136,9 @@ __all__ = [
     "Baseline", "Comparison", "EvalOptions", "Evaluation", "GateFailure", "GateResult", "GateRules",
     "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
     "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
-    "MissingExtra", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError", "Returned",
+    "MissingExtra", "NotComparable", "ContractMismatch", "BaselineEdited", "DuplicateDocument", "RetrieverDown",
+    "RunAborted", "RunInterrupted", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError",
+    "Returned",
     "RuleOutcome", "Run", "ScrubOptions", "SequentialComparison", "compare_sequential", "gate_sequential",
     "ScrubSummary", "SweepResult", "read_sweep", "sweep",
     "TrecEvalOptions", "ValidationReport", "__version__", "as_golden", "as_run", "compare",

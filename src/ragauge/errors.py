@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 
 class RagaugeError(Exception):
     """Base of every error ragauge raises on purpose.
@@ -26,6 +29,61 @@ class RagaugeError(Exception):
 
 class InputError(RagaugeError):
     """Bad input: a file, a spec or an option the user can correct (exit 2)."""
+
+
+class NotComparable(InputError):
+    """Two results, or a result and a baseline, of different golden sets (exit 2)."""
+
+
+class ContractMismatch(InputError):
+    """Two results measured under different contracts (fetch, doc-id rule, labels, grades, ...):
+    their numbers are not comparable (exit 2)."""
+
+
+class BaselineEdited(InputError):
+    """A baseline file that is not what ``baseline update`` wrote: its means do not follow from its
+    per-question values, its digest does not match, or its history disagrees (exit 2)."""
+
+
+class DuplicateDocument(InputError):
+    """A query retrieves a document twice where that is an error (``duplicates="error"``);
+    ``query`` names the query."""
+
+    def __init__(self, message: str, *, query: str, where: str | None, hint: str) -> None:
+        super().__init__(message, where=where, hint=hint)
+        self.query = query
+
+
+class RetrieverDown(InputError):
+    """Every call failed: the retriever is down or misconfigured; ``run`` holds the errors (built
+    when read: ``ragauge run`` prints the message and never needs it) (exit 2)."""
+
+    def __init__(self, message: str, *, hint: str, answered: Any) -> None:
+        super().__init__(message, hint=hint)
+        self.answered = answered
+
+    @property
+    def run(self) -> Any:
+        return self.answered.run
+
+
+class RunAborted(RagaugeError):
+    """The run stopped (on_error=fail, or a fatal retriever error); the partial file is valid (exit 2)."""
+
+
+class RunInterrupted(RagaugeError):
+    """Ctrl-C. The file (if any) is valid and holds every answer received, including those of
+    calls in flight that finished within the grace period; ``abandoned`` calls did not (exit 130)."""
+
+    exit_code = 130
+
+    def __init__(self, progress: Any, abandoned: int, output: Path | None, at_once: bool) -> None:
+        kept = f"; the {progress.done} answers so far are in {output}" if output is not None else ""
+        note = f" ({abandoned} call(s) in flight abandoned)" if abandoned else ""
+        super().__init__(f"interrupted{' again: stopped at once' if at_once else ''} after {progress.done} of "
+                         f"{progress.total} questions{note}{kept}",
+                         hint="run the same command with --resume to continue" if output is not None else None)
+        self.progress, self.abandoned, self.output, self.at_once = progress, abandoned, output, at_once
 
 
 class GateFailure(RagaugeError):

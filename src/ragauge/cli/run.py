@@ -35,8 +35,9 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
     """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
     abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
     from ragauge.config import retriever_config
+    from ragauge.errors import RunInterrupted
     from ragauge.redact import redact
-    from ragauge.retrieve.executor import Progress, RunInterrupted, terminal_progress
+    from ragauge.retrieve.executor import Progress, terminal_progress
     from ragauge.retrieve.live import retrieve_all
 
     progress = Progress(on_result=terminal_progress(redact(spec).split("?")[0]))

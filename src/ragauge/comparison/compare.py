@@ -14,7 +14,7 @@ from ragauge.comparison.patterns import pattern_changes
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
-from ragauge.errors import InputError
+from ragauge.errors import ContractMismatch, InputError, NotComparable
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.load import result_or_evaluate
 from ragauge.evaluation.options import EvalOptions, contract_differences
@@ -34,7 +34,7 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
     bh, nh = base.meta["golden"]["hash"], new.meta["golden"]["hash"]
     if bh != nh:
         if not allow_different_golden:
-            raise InputError(
+            raise NotComparable(
                 f"the two results come from different golden sets ({bh[:19]}... vs {nh[:19]}...)",
                 hint="evaluate both runs on the same golden set, or pass --allow-different-golden to compare "
                      "only the questions they share",
@@ -43,7 +43,7 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
     changed = contract_differences(base.meta["contract"], new.meta["contract"])
     if changed:
         if not allow_different_golden:
-            raise InputError(
+            raise ContractMismatch(
                 f"the two results were measured under different contracts ({', '.join(changed)} differ)",
                 hint="evaluate both with the same --fetch, doc-id rule, --unjudged and --corpus (labels: the corpus "
                      "dropped stale labels or resolved span labels in one of them), or pass --allow-different-golden",

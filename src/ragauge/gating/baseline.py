@@ -16,7 +16,7 @@ from ragauge.core.files import append_line, atomic_writer
 from ragauge.core.gitinfo import git
 from ragauge.core.jsonl import dumps, read_json
 from ragauge.core.numbers import COUNT, UNIT, check_number
-from ragauge.errors import InputError
+from ragauge.errors import BaselineEdited, InputError
 from ragauge.evaluation.result import Evaluation
 from ragauge.gating.config import GateRules
 
@@ -105,12 +105,12 @@ def check_consistent(found: Baseline, history: Path) -> None:
     for m, mean in found.metrics.items():
         values = [row[m] for row in rows if m in row]
         if rows and len(values) == len(rows) and abs(math.fsum(values) / len(values) - mean) > 1e-9:
-            raise InputError(f"the baseline's {m} = {mean:.6f} does not follow from its per-question values "
+            raise BaselineEdited(f"the baseline's {m} = {mean:.6f} does not follow from its per-question values "
                              f"(their mean is {math.fsum(values) / len(values):.6f}): the file was edited",
                              where=where, hint=hint)
     stored = found.data.get("digest")
     if stored is not None and stored != digest(found.data):
-        raise InputError("the baseline's digest does not match its content: the file was edited", where=where,
+        raise BaselineEdited("the baseline's digest does not match its content: the file was edited", where=where,
                          hint=hint)
     if not history.exists():
         return
@@ -119,7 +119,7 @@ def check_consistent(found: Baseline, history: Path) -> None:
         return
     for key in ("created", "metrics", "digest"):
         if key in last and last[key] != found.data.get(key):
-            raise InputError(f"the baseline's {key} differs from the last entry of its history "
+            raise BaselineEdited(f"the baseline's {key} differs from the last entry of its history "
                              f"({history.name}): the file was edited or the two were not updated together",
                              where=where, hint=hint)
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.errors import InputError
+from ragauge.errors import ContractMismatch, InputError, NotComparable
 from ragauge.gating.check import GateResult, RuleOutcome, _critical_rule
 from ragauge.gating.config import GateRules
 
@@ -61,7 +61,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
                          hint="gate without --sequential, or move the floors to another gate")
     gold = as_golden(golden)
     if gold.content_hash != found.golden_hash:
-        raise InputError("the golden set is not the one the baseline was measured on",
+        raise NotComparable("the golden set is not the one the baseline was measured on",
                          hint="re-baseline explicitly: ragauge baseline update ... --reason '...'")
     stored = found.queries
     metrics = list(rules.metrics)
@@ -99,7 +99,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
             evaluations.append(scored)
             if found.contract and contract_differences(scored.meta["contract"], found.contract):
                 changed = contract_differences(scored.meta["contract"], found.contract)
-                raise InputError(f"{', '.join(changed)} differ from the baseline's contract",
+                raise ContractMismatch(f"{', '.join(changed)} differ from the baseline's contract",
                                  hint="use the baseline's options, or re-baseline explicitly")
             values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
             for q in part:

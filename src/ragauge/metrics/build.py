@@ -19,7 +19,7 @@ from ragauge.core.arrow import (
     to_numpy,
 )
 from ragauge.core.background import start
-from ragauge.errors import InputError
+from ragauge.errors import DuplicateDocument as DuplicateDocument  # it lives in ragauge.errors
 from ragauge.metrics.duplicates import repeated_rows
 from ragauge.metrics.rankings import Rankings
 
@@ -31,13 +31,6 @@ if TYPE_CHECKING:
 PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
 
 
-class DuplicateDocument(InputError):
-    """A query retrieves a document twice where that is an error (``duplicates="error"``);
-    ``query`` names the query."""
-
-    def __init__(self, message: str, *, query: str, where: str | None, hint: str) -> None:
-        super().__init__(message, where=where, hint=hint)
-        self.query = query
 
 
 @dataclass(frozen=True)

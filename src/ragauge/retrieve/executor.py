@@ -24,6 +24,9 @@ from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.hits import QueryResult
 from ragauge.errors import InputError, RagaugeError
+from ragauge.errors import RetrieverDown as RetrieverDown  # the error classes live in ragauge.errors
+from ragauge.errors import RunAborted as RunAborted
+from ragauge.errors import RunInterrupted as RunInterrupted
 from ragauge.formats.run_lines import jsonl_answers, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
@@ -91,38 +94,6 @@ class Answered:
         from ragauge.data.run import Run
 
         return Run.from_results(self.results, meta=self.meta, source=self.source)
-
-
-class RunAborted(RagaugeError):
-    """The run stopped (on_error=fail, or a fatal retriever error); the partial file is valid."""
-
-
-class RetrieverDown(InputError):
-    """Every call failed: the retriever is down or misconfigured; ``run`` holds the errors (built
-    when read: ``ragauge run`` prints the message and never needs it)."""
-
-    def __init__(self, message: str, *, hint: str, answered: Answered) -> None:
-        super().__init__(message, hint=hint)
-        self.answered = answered
-
-    @property
-    def run(self) -> Run:
-        return self.answered.run
-
-
-class RunInterrupted(RagaugeError):
-    """Ctrl-C. The file (if any) is valid and holds every answer received, including those of
-    calls in flight that finished within the grace period; ``abandoned`` calls did not."""
-
-    exit_code = 130
-
-    def __init__(self, progress: Progress, abandoned: int, output: Path | None, at_once: bool) -> None:
-        kept = f"; the {progress.done} answers so far are in {output}" if output is not None else ""
-        note = f" ({abandoned} call(s) in flight abandoned)" if abandoned else ""
-        super().__init__(f"interrupted{' again: stopped at once' if at_once else ''} after {progress.done} of "
-                         f"{progress.total} questions{note}{kept}",
-                         hint="run the same command with --resume to continue" if output is not None else None)
-        self.progress, self.abandoned, self.output, self.at_once = progress, abandoned, output, at_once
 
 
 class _Abandoned(Exception):  # noqa: N818 - not an error: a retry not made after Ctrl-C

@@ -12,10 +12,10 @@ import numpy as np
 from ragauge.core.arrow import hash64, strings, take
 from ragauge.core.background import start
 from ragauge.core.grouping import group_rows
-from ragauge.errors import InputError
+from ragauge.errors import DuplicateDocument, InputError
 from ragauge.formats.blocks import streams, trec_run_blocks
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
-from ragauge.metrics.build import PARALLEL_ROWS, DuplicateDocument, Judgements, build_rankings
+from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
 from ragauge.metrics.join import Part, join_parts
 from ragauge.treceval.measures import TrecMeasure, select
 
