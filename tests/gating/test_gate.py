@@ -395,3 +395,16 @@ def test_the_gate_and_power_give_one_figure() -> None:
     p = next(x for x in result.meta["power"] if x["metric"] == "hit@10")
     report = ragauge.power(GOLDEN, GOOD, metrics="hit@10", effect=0.02)
     assert p["needed_to_detect"] == report.metrics["hit@10"].needed and p["mde"] == report.metrics["hit@10"].mde
+
+
+def test_gate_with_a_retriever_takes_the_executor_options(tmp_path: Path) -> None:
+    """gate --retriever hard-coded concurrency 8, timeout 30 and 3 retries: with the default timeout
+    this 0.5 s retriever answers and the baseline is written; with --timeout 0.1 every call fails."""
+    here = tmp_path / "slow.py"
+    here.write_text("import time\n\ndef search(query, n):\n    time.sleep(0.5)\n    return []\n")
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"id": "q1", "query": "x", "relevant": ["d1"]}\n')
+    base = tmp_path / "b.json"
+    r = invoke("baseline", "update", str(golden), "--retriever", f"python:{here}:search", "--baseline", str(base),
+               "--reason", "r", "--timeout", "0.1", "--retries", "0")
+    assert r.exit_code == 2 and "every" in r.stderr.lower(), r.output  # every call timed out: nothing to baseline

@@ -14,6 +14,23 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
 
 
+def _executor_default(name: str) -> Callable[[], Any]:
+    """The default of an ``ExecutorOptions`` field, read when a command runs (the one home of it)."""
+    def default() -> Any:
+        from ragauge.retrieve.executor import ExecutorOptions
+
+        return getattr(ExecutorOptions(), name)
+    return default
+
+
+def _retriever_default(name: str) -> Callable[[], Any]:
+    def default() -> Any:
+        from ragauge.retrieve.base import RetrieverOptions
+
+        return getattr(RetrieverOptions(), name)
+    return default
+
+
 def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([
         click.argument("golden", type=click.Path(path_type=Path)),
@@ -25,6 +42,12 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--config", "config_path", type=click.Path(path_type=Path),
                      help="Rules file (ragauge.toml or pyproject.toml); default: found in the working directory."),
         click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
+        click.option("--concurrency", type=int, default=_executor_default("concurrency"),
+                     help="With --retriever: calls in flight at once (default: as ragauge run)."),
+        click.option("--timeout", type=float, default=_retriever_default("timeout"),
+                     help="With --retriever: seconds per call (default: as ragauge run)."),
+        click.option("--retries", type=int, default=_executor_default("retries"),
+                     help="With --retriever: extra attempts for transient failures (default: as ragauge run)."),
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),
@@ -36,7 +59,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Path | None,
-          fetch: int | None) -> tuple[Any, Any, Any, int | None]:
+          fetch: int | None, concurrency: int, timeout: float, retries: int) -> tuple[Any, Any, Any, int | None]:
     """Golden set, run (read, or produced by calling the retriever), rules, and the fetch depth
     the evaluation applies."""
     from ragauge.config import find_config
@@ -53,8 +76,8 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
     from ragauge.cli.run import execute
 
     depth = fetch or 20
-    done = execute(golden, spec, None, fetch=depth, concurrency=8, timeout=30.0, retries=3, on_error="zero",
-                   doc_id_key=None, config_path=config_path)
+    done = execute(golden, spec, None, fetch=depth, concurrency=concurrency, timeout=timeout, retries=retries,
+                   on_error="zero", doc_id_key=None, config_path=config_path)
     return done.golden, done.run, rules, depth
 
 
@@ -71,7 +94,7 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
                  grades: str | None, corpus: Path | None, tokenizer: str | None, sequential: bool, seed: int, fmt: str,
-                 output: Path | None) -> None:
+                 output: Path | None, concurrency: int, timeout: float, retries: int) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -96,7 +119,8 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
             raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
                              hint="a run file already holds every answer: gate it without --sequential")
         result = gate_sequential(golden, spec, baseline_path, rules=rules_in(config_path or find_config()),
-                                 seed=seed, fetch=fetch, config=retriever_config(config_path))
+                                 seed=seed, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
+                                 config=retriever_config(config_path))
     else:
         result = None
     if result is not None:
@@ -105,7 +129,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
             raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
                               f"({'; '.join(o.rule for o in result.failures[:3])})")
         return
-    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
+    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
     if grades is None:
         from ragauge.config import eval_grades
 
@@ -136,7 +160,8 @@ def baseline_group() -> None:
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
                             doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None, corpus: Path | None,
-                            tokenizer: str | None, reason: str | None, accept_drop: bool) -> None:
+                            tokenizer: str | None, reason: str | None, accept_drop: bool, concurrency: int,
+                            timeout: float, retries: int) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
@@ -150,7 +175,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     from ragauge.gating.baseline import history_path
     from ragauge.gating.run import update_baseline
 
-    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch)
+    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
     if grades is None:
         from ragauge.config import eval_grades
 
