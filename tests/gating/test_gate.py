@@ -408,3 +408,21 @@ def test_gate_with_a_retriever_takes_the_executor_options(tmp_path: Path) -> Non
     r = invoke("baseline", "update", str(golden), "--retriever", f"python:{here}:search", "--baseline", str(base),
                "--reason", "r", "--timeout", "0.1", "--retries", "0")
     assert r.exit_code == 2 and "every" in r.stderr.lower(), r.output  # every call timed out: nothing to baseline
+
+
+def test_a_vanishing_p_value_is_a_significant_drop_not_none(tmp_path: Path) -> None:
+    """Past ~1,400 questions that all dropped, p underflowed to 0.0, and '0.0 or 1.0' made it 1.0:
+    a metric falling from 1.0 to 0.0 passed a "significant" gate (found by a review)."""
+    n = 1500
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("".join(f'{{"id": "q{i}", "query": "x{i}", "relevant": ["d{i}"]}}\n' for i in range(n)))
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text("".join(f'{{"id": "q{i}", "hits": ["d{i}"]}}\n' for i in range(n)))
+    bad.write_text("".join(f'{{"id": "q{i}", "hits": ["x"]}}\n' for i in range(n)))
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text('[gate]\nmetrics = { "hit@1" = 0.0 }\nfail_if = "significant"\n')
+    base = tmp_path / "b.json"
+    assert invoke("baseline", "update", str(golden), "--run", str(good), "--baseline", str(base), "--config",
+                  str(cfg), "--reason", "r").exit_code == 0
+    r = invoke("gate", str(golden), "--run", str(bad), "--baseline", str(base), "--config", str(cfg))
+    assert r.exit_code == 1 and "a significant drop" in r.stdout, r.output

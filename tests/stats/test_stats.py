@@ -186,3 +186,20 @@ def test_holm_is_monotone_bounded_and_at_least_raw(ps: list[float]) -> None:
 
 def test_holm_known_values() -> None:
     assert holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
+
+
+def test_a_missing_value_is_refused_not_turned_into_p_1() -> None:
+    """A NaN difference turned the interval inside out and p into 1, in silence (found by a review)."""
+    from ragauge.errors import InputError
+
+    with pytest.raises(InputError, match="1 value"):
+        paired_test(np.array([0.5, float("nan"), 0.2]), np.array([0.5, 0.4, 0.3]))
+    lo, hi = mean_interval(np.array([0.5, float("nan"), 0.2, 0.7]))
+    assert 0 <= lo < hi <= 1
+
+
+def test_power_when_every_change_is_a_drop() -> None:
+    """With drops only the MDE was 'none' and the tag listed as blind beside 'worse (significant)'."""
+    drops = Differences.observed(np.r_[np.full(30, -0.5), np.zeros(470)])
+    gains = Differences.observed(np.r_[np.full(30, 0.5), np.zeros(470)])
+    assert minimum_detectable_effect(drops, 500) == minimum_detectable_effect(gains, 500) is not None

@@ -151,7 +151,7 @@ def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[Rule
     any of them at most alpha. Non-inferiority rules pass only when every one is shown (an
     intersection-union test), which needs no correction."""
     tested = [x for x in pending if isinstance(x, _Tested)]
-    adjusted = dict(zip((id(x) for x in tested), holm([x.p or 1.0 for x in tested])))
+    adjusted = dict(zip((id(x) for x in tested), holm([1.0 if x.p is None else x.p for x in tested])))
     family = len(tested)
     out: list[RuleOutcome] = []
     for x in pending:

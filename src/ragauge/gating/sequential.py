@@ -32,6 +32,25 @@ METHOD = ("anytime-valid one-sided tests by betting (confidence sequences), chec
           "Bonferroni over the rules that fail on a drop")
 
 
+def decide(d: np.ndarray, fail_if: str, allowed: float, alpha: float, level: float) -> tuple[bool, int] | None:
+    """A rule's verdict on the differences ``d`` in the order asked: ``(passed, at question)``, or
+    None while undecided. Non-inferiority passes at the first question after which "no worse than
+    -allowed" is shown at ``alpha``; "significant" fails at the first drop shown at ``level``;
+    "drop_and_significant" fails at the first question, from that one on, where the mean has also
+    dropped past the allowance (a drop shown never stops being shown)."""
+    from ragauge.stats.sequential import first_crossing
+
+    if fail_if == "not_shown_no_worse":
+        at = first_crossing(d, -allowed, alpha, upward=True)
+        return None if at is None else (True, at)
+    at = first_crossing(d, 0.0, level, upward=False)
+    if at is not None and fail_if == "drop_and_significant":
+        means = np.cumsum(d) / np.arange(1, len(d) + 1)
+        beyond = np.flatnonzero(means[at - 1:] < -allowed)
+        at = at + int(beyond[0]) if len(beyond) else None
+    return None if at is None else (False, at)
+
+
 def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
                     seed: int = 0, fetch: int | None = None, concurrency: int = 8, timeout: float = 30.0,
                     retries: int = 3, batch: int | None = None, doc_id_key: str | None = None,
@@ -49,8 +68,6 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     from ragauge.retrieve.base import RetrieverOptions
     from ragauge.retrieve.executor import ExecutorOptions, answer_all
     from ragauge.retrieve.live import open_any
-    from ragauge.stats.sequential import first_crossing
-
     found = read_baseline(Path(baseline))
     rules = _rules(rules, found)
     if not rules.tests:
@@ -74,16 +91,18 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     if len(questions) < 2:
         raise InputError("the baseline holds per-question values for fewer than 2 answerable questions",
                          hint="re-baseline: ragauge baseline update ...")
-    order = [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))]
+    tested = [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))]
     critical = set(rules.critical)
-    order = [q for q in order if q.id in critical] + [q for q in order if q.id not in critical]
+    # critical questions are asked first, but the tests read the questions in the random order only (a
+    # hand-picked start would break their validity): each reads the longest asked prefix of it
+    order = [q for q in tested if q.id in critical] + [q for q in tested if q.id not in critical]
     first = sum(q.id in critical for q in order)  # every critical question is asked before any stop
     drop_rules = [m for m in metrics if rules.fail_if != "not_shown_no_worse"]
     level = rules.alpha / max(1, len(drop_rules))
     adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
                                                            config=dict(config or {})))
     executor = ExecutorOptions(fetch=depth or 20, concurrency=concurrency, retries=retries)
-    diffs: dict[str, list[float]] = {m: [] for m in metrics}
+    diffs: dict[str, dict[str, float]] = {m: {} for m in metrics}
     decided: dict[str, tuple[bool, int]] = {}  # metric -> (passed, at question)
     evaluations = []
     asked = calls = 0
@@ -104,21 +123,16 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
             values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
             for q in part:
                 for m in metrics:
-                    diffs[m].append(values[m][q.id] - stored[q.id][m])
+                    diffs[m][q.id] = values[m][q.id] - stored[q.id][m]
             asked += len(part)
+            ready = next((i for i, q in enumerate(tested) if q.id not in diffs[metrics[0]]), len(tested))
             for m in metrics:
                 if m in decided:
                     continue
-                d = np.array(diffs[m])
-                allowed = rules.metrics[m]
-                if rules.fail_if == "not_shown_no_worse":
-                    at = first_crossing(d, -allowed, rules.alpha, upward=True)
-                    if at is not None:
-                        decided[m] = (True, at)
-                else:
-                    at = first_crossing(d, 0.0, level, upward=False)
-                    if at is not None and (rules.fail_if == "significant" or float(d[:at].mean()) < -allowed):
-                        decided[m] = (False, at)
+                verdict = decide(np.array([diffs[m][q.id] for q in tested[:ready]]), rules.fail_if,
+                                 rules.metrics[m], rules.alpha, level)
+                if verdict is not None:
+                    decided[m] = verdict
             if asked >= first and (any(not ok for ok, _ in decided.values()) or (
                     rules.fail_if == "not_shown_no_worse" and len(decided) == len(metrics))):
                 break
@@ -128,7 +142,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
             adapter.close()
     outcomes = []
     for m in metrics:
-        d = np.array(diffs[m])
+        d = np.array([diffs[m][q.id] for q in tested if q.id in diffs[m]])
         rule = f"{m}: " + {"significant": "no drop shown", "drop_and_significant": "no drop beyond "
                            f"{rules.metrics[m]:.4f} shown", "not_shown_no_worse": "shown no worse than "
                            f"-{rules.metrics[m]:.4f}"}[rules.fail_if] + " (sequential)"

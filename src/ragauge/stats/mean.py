@@ -23,6 +23,7 @@ def mean_method(values: np.ndarray) -> str:
 def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
     """The betting interval for the mean of ``values`` (each in [0, 1]) at ``confidence``."""
     values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]  # a question without the value has none to give
     if len(values) < 2:
         return (math.nan, math.nan)
     return betting.interval(np.clip(values, 0.0, 1.0), 0.0, 1.0, confidence)

@@ -73,6 +73,12 @@ def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> 
     (nan, nan) and p = 1; with one, the interval is what one question can show (wide)."""
     base = np.asarray(base, dtype=np.float64)
     new = np.asarray(new, dtype=np.float64)
+    missing = int(np.isnan(base).sum() + np.isnan(new).sum())
+    if missing:  # a missing value would turn the interval inside out and p into 1, in silence
+        from ragauge.errors import InputError
+
+        raise InputError(f"{missing} value(s) to compare are missing (NaN): no test can use them",
+                         hint="compare results scored on the same metrics for every question")
     d = differences(base, new)
     n = len(d)
     better, worse = int((d > EPS).sum()), int((d < -EPS).sum())

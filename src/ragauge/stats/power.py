@@ -115,7 +115,8 @@ def _tilt(d: np.ndarray, effect: float) -> np.ndarray | None:
             a = mid
         else:
             b = mid
-    w = np.exp((a + b) / 2.0 * (d - d.max()))
+    eta = (a + b) / 2.0
+    w = np.exp(eta * (d - (d.max() if eta > 0 else d.min())))  # the exponent's largest term is 0: no overflow
     return np.asarray(w / w.sum())
 
 
@@ -124,12 +125,23 @@ def _tilted_mean(d: np.ndarray, eta: float) -> float:
     return float((w * d).sum() / w.sum())
 
 
+def _reachable(model: Differences, effect: float) -> np.ndarray:
+    """The population an effect is made from: the model's, or, when the effect lies outside what its
+    differences reach (every change a drop, and an improvement or no change is asked about), the
+    model made symmetric (each difference and its opposite): the same spread, either direction."""
+    d = model.values
+    if len(d) and float(d.min()) < effect < float(d.max()):
+        return d
+    return np.concatenate([d, -d])
+
+
 def _samples(model: Differences, n: int, effect: float) -> np.ndarray | None:
-    w = _tilt(model.values, effect)
+    d = _reachable(model, effect)
+    w = _tilt(d, effect)
     if w is None:
         return None
     rng = np.random.default_rng(SEED + n)
-    return np.asarray(model.values[rng.choice(len(model.values), size=(REPLICATES, n), p=w)])
+    return np.asarray(d[rng.choice(len(d), size=(REPLICATES, n), p=w)])
 
 
 def power_at(model: Differences, n: int, effect: float, alpha: float = 0.05, test: str = "two-sided",
@@ -158,10 +170,11 @@ def _large_n_power(model: Differences, n: int, effect: float, alpha: float, test
     """The power of ``power_at`` for large n in closed form (see the module docstring)."""
     from scipy import special
 
-    w = _tilt(model.values, effect)
+    d = _reachable(model, effect)
+    w = _tilt(d, effect)
     if w is None:
         return 0.0
-    sd_y = math.sqrt(float((w * (model.values - effect) ** 2).sum())) / 2.0  # y = (d + 1) / 2
+    sd_y = math.sqrt(float((w * (d - effect) ** 2).sum())) / 2.0  # y = (d + 1) / 2
     if sd_y <= 0.0:
         return 0.0
     m = (null + 1.0) / 2.0
@@ -169,8 +182,10 @@ def _large_n_power(model: Differences, n: int, effect: float, alpha: float, test
 
     def chance(level: float, upward: bool) -> float:
         s2 = sd_y * sd_y
-        lam = min(math.sqrt(2.0 * math.log(1.0 / level) / (n * s2)),
-                  betting.TRUNCATION / (m if upward else 1.0 - m))
+        edge = m if upward else 1.0 - m
+        lam = math.sqrt(2.0 * math.log(1.0 / level) / (n * s2))
+        if edge > 0:
+            lam = min(lam, betting.TRUNCATION / edge)
         needed = math.log(1.0 / level) / (lam * n) + lam * s2 / 2.0
         gain = shift if upward else -shift
         return float(special.ndtr((gain - needed) * math.sqrt(n) / sd_y))
@@ -191,6 +206,8 @@ def minimum_detectable_effect(model: Differences, n: int, alpha: float = 0.05,
 @lru_cache(maxsize=512)
 def _mde(key: bytes, source: str, n: int, alpha: float, power: float) -> float | None:
     model = Differences(np.frombuffer(key), source)
+    if len(model.values) and float(model.values.max()) <= 0.0 < -float(model.values.min()):
+        model = Differences(-model.values, source)  # every change a drop: the same magnitudes, mirrored
     top = float(model.values.max()) - 1e-6
     if top <= 0 or power_at(model, n, top, alpha) < power:
         return None
@@ -256,9 +273,15 @@ def required_questions(model: Differences, effect: float, alpha: float = 0.05, p
 def noise_exceedance(allowed: float, model: Differences, n: int) -> float:
     """The chance that a change of equal quality (the population made symmetric: each difference
     and its opposite equally likely) still shows a drop larger than ``allowed`` in the mean over
-    ``n`` questions; simulated."""
+    ``n`` questions; simulated up to ``SIMULATED_UP_TO`` questions, above from the normal law of the
+    mean (sd sqrt(mean(d^2) / n))."""
     if n < 1:
         return 0.0
+    if n > SIMULATED_UP_TO:
+        from scipy import special
+
+        spread = math.sqrt(float(np.mean(model.values ** 2)) / n)
+        return float(special.ndtr(-allowed / spread)) if spread > 0 else 0.0
     return float((_null_means(model, n) < -allowed - 1e-12).mean())
 
 
@@ -274,6 +297,10 @@ def noise_allowance(model: Differences, n: int, alpha: float = 0.05) -> float:
     ``alpha`` on ``n`` questions (the inverse of ``noise_exceedance``)."""
     if n < 1:
         return math.inf
+    if n > SIMULATED_UP_TO:
+        from scipy import special
+
+        return float(-special.ndtri(alpha) * math.sqrt(float(np.mean(model.values ** 2)) / n))
     return float(max(0.0, -np.quantile(_null_means(model, n), alpha)))
 
 
