@@ -131,27 +131,19 @@ def log_capital(b: Bets, m: float, upward: bool) -> float:
 
 def _crossing(b: Bets, upward: bool, threshold: float) -> float:
     """For the upward gambler, the smallest m whose capital is below ``threshold`` (a lower bound
-    on the mean); for the downward, the largest (an upper bound). Bisection on m in [0, 1]."""
-    lo, hi = 0.0, 1.0
-    if upward:  # capital decreasing in m: find the first m with log K < threshold
-        if log_capital(b, 0.0, True) < threshold:
-            return 0.0
-        for _ in range(BISECTIONS):
-            mid = (lo + hi) / 2.0
-            if log_capital(b, mid, True) < threshold:
-                hi = mid
-            else:
-                lo = mid
-        return lo  # outward rounding: the last m rejected
-    if log_capital(b, 1.0, False) < threshold:
-        return 1.0
+    on the mean); for the downward, the largest (an upper bound). Bisection on m in [0, 1]: the
+    capital falls as m moves towards the gambler's side, rounded outwards (the last m rejected)."""
+    edge = 0.0 if upward else 1.0
+    if log_capital(b, edge, upward) < threshold:
+        return edge
+    accepted, rejected = 1.0 - edge, edge
     for _ in range(BISECTIONS):
-        mid = (lo + hi) / 2.0
-        if log_capital(b, mid, False) < threshold:
-            lo = mid
+        mid = (accepted + rejected) / 2.0
+        if log_capital(b, mid, upward) < threshold:
+            accepted = mid
         else:
-            hi = mid
-    return hi
+            rejected = mid
+    return rejected
 
 
 def _to_y(m: float, low: float, high: float) -> float:
