@@ -32,10 +32,11 @@ def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | 
                   output: Path | None) -> None:
     """How small a change the golden set can detect, overall and per tag.
 
-    For each metric: the minimum detectable effect (MDE) at the given power in a two-sided
-    paired test, from the run's own per-question spread (one run, with an assumed correlation
-    between the runs you will compare) or from two runs' paired differences; with --effect,
-    the questions that difference needs.
+    For each metric: the minimum detectable effect (MDE) at the given power of the two-sided
+    betting test compare runs, simulated from the run's own per-question values (one run, with
+    an assumed correlation between the runs you will compare) or from two runs' paired
+    differences; with --effect, the questions that difference needs (the gate's notes give the
+    same figures).
 
     \b
     Examples:
