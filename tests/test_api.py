@@ -36,7 +36,7 @@ LAYERS: list[set[str]] = [
     {"curation"},
     {"history"},
     {"treceval"},
-    {"testing", "pytest_plugin", "cli", "__main__", "__init__"},
+    {"testing", "pytest_plugin", "scaffold", "cli", "__main__", "__init__"},
 ]
 
 

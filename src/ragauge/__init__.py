@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from ragauge.metrics.spec import MetricSpec, parse_metric
     from ragauge.retrieve.live import evaluate, run_retriever
     from ragauge.retrieve.shards import merge_shards
+    from ragauge.scaffold import init_project
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
 _EXPORTS: dict[str, str] = {
@@ -123,7 +124,7 @@ _EXPORTS: dict[str, str] = {
     "judge_pool": "ragauge.curation.judge", "merge_judgements": "ragauge.curation.judge_finish",
     "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.curation.agreement",
     "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.formats.judgements",
-    "History": "ragauge.history.history",
+    "History": "ragauge.history.history", "init_project": "ragauge.scaffold",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
     "MissingExtra": "ragauge.errors", "NotComparable": "ragauge.errors", "ContractMismatch": "ragauge.errors",
@@ -146,7 +147,7 @@ __all__ = [
     "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
-    "DraftOptions", "DraftResult", "draft_golden", "add_from_log",
+    "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project",
 ]
 
 

@@ -28,6 +28,7 @@ COMMANDS = {
     "golden": ("ragauge.cli.golden", "golden_group"),
     "history": ("ragauge.cli.history", "history_command"),
     "index": ("ragauge.cli.index", "index_group"),
+    "init": ("ragauge.cli.init", "init_command"),
     "metrics": ("ragauge.cli.metrics", "metrics_command"),
     "power": ("ragauge.cli.power", "power_command"),
     "report": ("ragauge.cli.report", "report_command"),
