@@ -220,3 +220,14 @@ def test_the_interval_follows_alpha_so_it_agrees_with_the_verdict() -> None:
     from ragauge.reports.comparison import render_comparison
 
     assert "80% CI" in render_comparison(compare(base, new, metrics=["mrr"], alpha=0.2), "text")
+
+
+def test_the_text_report_s_sentences_fit_a_terminal() -> None:
+    """compare printed a 262-character line of tests under its table (issue 28)."""
+    from ragauge.reports.comparison import PROSE_WIDTH, render_comparison
+
+    e = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 3 for q in GOLDEN}), k=5)
+    text = render_comparison(compare(e, e), "text")
+    below = text.split("\n\n", 2)[2]  # after the header and the metric table
+    assert all(len(line) <= PROSE_WIDTH for line in below.splitlines() if not line.startswith(("hit@", "metric")))
+    assert "tests: betting" in text

@@ -80,7 +80,7 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
            f"{t(meta['paired_questions'])} paired questions", ""]
     out += text_table(header(c), _rows(c, t))
-    out += ["", t(methods_line(c))]
+    out += ["", *_wrapped(t(methods_line(c)))]
     if c.by_tag:
         out += ["", "by tag (diff new - base, Holm-adjusted p; MDE of the first metric)"]
         metrics = list(c.metrics)
@@ -108,8 +108,21 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
             fmt = {k: v for k, v in side.items()}
             out += ["", f"{key}: base {t(_fmt_stats(fmt.get('base')))}  new {t(_fmt_stats(fmt.get('new')))}"]
     if c.notes:
-        out += ["", "notes"] + [f"  ! {t(n)}" for n in c.notes]
+        out += ["", "notes"] + [line for n in c.notes for line in _wrapped(t(n), "  ! ", "    ")]
     return "\n".join(out) + "\n"
+
+
+PROSE_WIDTH = 100
+"""Sentences under the tables are wrapped to this many columns (the tables keep their own width)."""
+
+
+def _wrapped(text: str, first: str = "", rest: str = "  ") -> list[str]:
+    """``text`` (already escaped) in lines of at most ``PROSE_WIDTH`` columns: a 300-character line of
+    tests and notes ran past every terminal."""
+    import textwrap
+
+    return textwrap.wrap(text, PROSE_WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 def _fmt_stats(stats: dict[str, float] | None) -> str:
