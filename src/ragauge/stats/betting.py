@@ -60,7 +60,7 @@ class Bets:
 
     @property
     def n(self) -> int:
-        return int(self.y.shape[1])
+        return int(self.y.shape[-1])
 
 
 def _orders(n: int, permutations: int) -> np.ndarray:
@@ -93,20 +93,26 @@ def bets(values: np.ndarray, low: float, high: float, alpha: float, *, sequence:
     """The bets of one gambler at level ``alpha`` on ``values`` in [low, high]: fixed-n bets over
     ``permutations`` seeded orders of the sorted values (so the order given does not matter), or,
     when ``sequence``, a confidence sequence's bets on the values in their own order."""
-    y = np.clip((np.asarray(values, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    y = _scaled(values, low, high)
     rows = y[None, :] if sequence else np.sort(y)[_orders(len(y), permutations)]
     return bets_in_order(rows, alpha, sequence=sequence)
 
 
+def _scaled(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Values in [low, high] mapped to y in [0, 1] (clipped: rounding may step past an end)."""
+    return np.clip((np.asarray(values, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+
+
 def bets_in_order(y: np.ndarray, alpha: float, *, sequence: bool = False) -> Bets:
-    """The bets on values already in [0, 1], one row per order, taken in the rows' order."""
+    """The bets on values already in [0, 1], one row per order (the last axis), taken in the
+    rows' order; leading axes beyond one (replicates x orders) are kept."""
     y = np.atleast_2d(np.asarray(y, dtype=np.float64))
     s2 = running_variance(y)
     if sequence:
-        t = np.arange(1, y.shape[1] + 1, dtype=np.float64)
+        t = np.arange(1, y.shape[-1] + 1, dtype=np.float64)
         size = np.sqrt(2.0 * math.log(1.0 / alpha) / (s2 * t * np.log1p(t)))
     else:
-        size = np.sqrt(2.0 * math.log(1.0 / alpha) / (max(y.shape[1], 1) * s2))
+        size = np.sqrt(2.0 * math.log(1.0 / alpha) / (max(y.shape[-1], 1) * s2))
     return Bets(y, size, alpha)
 
 
@@ -124,9 +130,14 @@ def log_steps(b: Bets, m: float, upward: bool) -> np.ndarray:
 
 def log_capital(b: Bets, m: float, upward: bool) -> float:
     """log of the final capital against "the mean of y is m", averaged over the orders."""
-    per_order = log_steps(b, m, upward).sum(axis=1)
-    top = float(per_order.max()) if per_order.size else 0.0
-    return top + math.log(float(np.mean(np.exp(per_order - top)))) if per_order.size else 0.0
+    per_order = log_steps(b, m, upward).sum(axis=-1)
+    return float(_log_mean_exp(per_order)) if per_order.size else 0.0
+
+
+def _log_mean_exp(x: np.ndarray) -> np.ndarray:
+    """log(mean(exp(x))) over the last axis, without overflow (the mean of the orders' capitals)."""
+    top = x.max(axis=-1, keepdims=True)
+    return np.asarray((top + np.log(np.mean(np.exp(x - top), axis=-1, keepdims=True)))[..., 0])
 
 
 def _crossing(b: Bets, upward: bool, threshold: float) -> float:
@@ -203,22 +214,13 @@ def batch_log_capital(values: np.ndarray, low: float, high: float, null: float, 
     at once (power by simulation). Rows are processed in blocks to bound memory."""
     x = np.asarray(values, dtype=np.float64)
     reps, n = x.shape
-    out = np.empty(reps)
+    out = np.zeros(reps)
     if n == 0:
-        out[:] = 0.0
         return out
     order = _orders(n, PERMUTATIONS)
     m = _to_y(null, low, high)
     block = max(1, 4_000_000 // (PERMUTATIONS * n))
     for start in range(0, reps, block):
-        y = np.sort(np.clip((x[start:start + block] - low) / (high - low), 0.0, 1.0), axis=1)[:, order]  # (r, P, n)
-        size = np.sqrt(2.0 * math.log(1.0 / alpha) / (n * running_variance(y)))
-        if upward:
-            lam = np.minimum(size, TRUNCATION / m) if m > 0 else size
-            per_order = np.log1p(lam * (y - m)).sum(axis=2)
-        else:
-            lam = np.minimum(size, TRUNCATION / (1.0 - m)) if m < 1 else size
-            per_order = np.log1p(-lam * (y - m)).sum(axis=2)
-        top = per_order.max(axis=1, keepdims=True)
-        out[start:start + block] = (top + np.log(np.mean(np.exp(per_order - top), axis=1, keepdims=True)))[:, 0]
+        rows = np.sort(_scaled(x[start:start + block], low, high), axis=1)[:, order]  # (replicates, orders, n)
+        out[start:start + block] = _log_mean_exp(log_steps(bets_in_order(rows, alpha), m, upward).sum(axis=-1))
     return out
