@@ -115,14 +115,17 @@ def _tilt(d: np.ndarray, effect: float) -> np.ndarray | None:
             a = mid
         else:
             b = mid
-    eta = (a + b) / 2.0
-    w = np.exp(eta * (d - (d.max() if eta > 0 else d.min())))  # the exponent's largest term is 0: no overflow
+    return _tilted_weights(d, (a + b) / 2.0)
+
+
+def _tilted_weights(d: np.ndarray, eta: float) -> np.ndarray:
+    """exp(eta d) / Z, shifted so the exponent's largest term is 0 (no overflow at any eta)."""
+    w = np.exp(eta * (d - (d.max() if eta > 0 else d.min())))
     return np.asarray(w / w.sum())
 
 
 def _tilted_mean(d: np.ndarray, eta: float) -> float:
-    w = np.exp(eta * (d - (d.max() if eta > 0 else d.min())))
-    return float((w * d).sum() / w.sum())
+    return float((_tilted_weights(d, eta) * d).sum())
 
 
 def _reachable(model: Differences, effect: float) -> np.ndarray:
@@ -242,20 +245,8 @@ def required_questions(model: Differences, effect: float, alpha: float = 0.05, p
     def enough(n: int) -> bool:
         return power_at(model, n, effect, alpha, test, null) >= power
 
-    def search(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
-        """The smallest n in (lo, hi] with ok(n), to 2 % (None when not even hi is enough)."""
-        if not ok(hi):
-            return None
-        while hi - lo > max(1, lo // 50):
-            mid = (lo + hi) // 2
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
-
     # the closed form finds the region; the simulation settles it where it applies
-    guess = search(1, MAX_QUESTIONS, lambda n: _large_n_power(model, n, effect, alpha, test, null) >= power)
+    guess = _fewest(lambda n: _large_n_power(model, n, effect, alpha, test, null) >= power, 1, MAX_QUESTIONS)
     if guess is not None and guess > 2 * SIMULATED_UP_TO:
         return guess
     lo, hi = 1, min(MAX_QUESTIONS, 2 * (guess or SIMULATED_UP_TO))
@@ -263,11 +254,23 @@ def required_questions(model: Differences, effect: float, alpha: float = 0.05, p
         lo = guess // 2
         while lo > 1 and enough(lo):
             lo //= 2
-    while not enough(hi):
+    return _fewest(enough, lo, hi)
+
+
+def _fewest(ok: Callable[[int], bool], lo: int, hi: int) -> int | None:
+    """The smallest n in (lo, MAX_QUESTIONS] with ``ok(n)``, to 2 % (``ok`` is taken as monotone):
+    ``hi`` is doubled until it is enough, then (lo, hi] is bisected. None above ``MAX_QUESTIONS``."""
+    while not ok(hi):
         if hi >= MAX_QUESTIONS:
             return None
         lo, hi = hi, min(MAX_QUESTIONS, hi * 2)
-    return search(lo, hi, enough)
+    while hi - lo > max(1, lo // 50):
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def noise_exceedance(allowed: float, model: Differences, n: int) -> float:
@@ -280,9 +283,14 @@ def noise_exceedance(allowed: float, model: Differences, n: int) -> float:
     if n > SIMULATED_UP_TO:
         from scipy import special
 
-        spread = math.sqrt(float(np.mean(model.values ** 2)) / n)
+        spread = _null_spread(model, n)
         return float(special.ndtr(-allowed / spread)) if spread > 0 else 0.0
     return float((_null_means(model, n) < -allowed - 1e-12).mean())
+
+
+def _null_spread(model: Differences, n: int) -> float:
+    """The standard deviation of the mean of ``n`` questions under the symmetric null: sqrt(mean(d^2) / n)."""
+    return math.sqrt(float(np.mean(model.values ** 2)) / n)
 
 
 def _null_means(model: Differences, n: int) -> np.ndarray:
@@ -300,7 +308,7 @@ def noise_allowance(model: Differences, n: int, alpha: float = 0.05) -> float:
     if n > SIMULATED_UP_TO:
         from scipy import special
 
-        return float(-special.ndtri(alpha) * math.sqrt(float(np.mean(model.values ** 2)) / n))
+        return float(-special.ndtri(alpha) * _null_spread(model, n))
     return float(max(0.0, -np.quantile(_null_means(model, n), alpha)))
 
 
@@ -311,18 +319,7 @@ def questions_for_allowance(allowed: float, model: Differences, alpha: float = 0
         return 2
     if allowed <= 0.0:
         return None
-    lo, hi = 1, 2
-    while noise_exceedance(allowed, model, hi) > alpha:
-        if hi >= MAX_QUESTIONS:
-            return None
-        lo, hi = hi, min(hi * 2, MAX_QUESTIONS)
-    while hi - lo > max(1, lo // 50):
-        mid = (lo + hi) // 2
-        if noise_exceedance(allowed, model, mid) <= alpha:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return _fewest(lambda n: noise_exceedance(allowed, model, n) <= alpha, 1, 2)
 
 
 def one_sided_power(shift: float, model: Differences, n: int, alpha: float = 0.05, test: str = "drop") -> float:
