@@ -47,7 +47,7 @@ critical_k = 5
 # grades = "1:3,2:2,3:1,4:0,-1:0"   # map a golden set's grades whose scale runs the other way
 """
 
-WORKFLOW_ACTION = """\
+WORKFLOW = """\
 name: retrieval gate
 on: pull_request
 jobs:
@@ -55,6 +55,10 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
+"""
+"""The workflow's start; one of the two gate steps below follows it."""
+
+WORKFLOW_ACTION = """\
       - uses: {action}
         with:
           golden: eval/golden.jsonl
@@ -64,13 +68,6 @@ jobs:
 """
 
 WORKFLOW_PIP = """\
-name: retrieval gate
-on: pull_request
-jobs:
-  gate:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
@@ -108,8 +105,8 @@ def init_project(folder: str | Path = ".", *, retriever: str = DEFAULT_RETRIEVER
         root / "ragauge.toml": CONFIG.format(),
         root / "eval" / "golden.jsonl": "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in GOLDEN),
         root / ".github" / "workflows" / "ragauge-gate.yml":
-            (WORKFLOW_ACTION.format(action=action, retriever=quoted) if action else
-             WORKFLOW_PIP.format(retriever=_shell_quote(retriever))),
+            WORKFLOW + (WORKFLOW_ACTION.format(action=action, retriever=quoted) if action else
+                         WORKFLOW_PIP.format(retriever=_shell_quote(retriever))),
     }
     written, kept = [], []
     for path, text in files.items():
