@@ -56,6 +56,15 @@ class SequentialComparison:
                 "base": self.base, "new": self.new, "notes": self.notes}
 
 
+def ask(part: GoldenSet, adapter: Any, executor: Any, scoring: Any) -> Any:
+    """One batch of a sequential comparison or gate: ``adapter`` asked the questions of ``part``
+    (``ExecutorOptions`` ``executor``), the answers scored under ``scoring`` (``EvalOptions``)."""
+    from ragauge.evaluation.evaluate import score_run
+    from ragauge.retrieve.executor import answer_all
+
+    return score_run(part, answer_all(part, adapter, None, executor).run, scoring)
+
+
 def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@10", alpha: float = 0.05,
                        seed: int = 0, fetch: int = 20, concurrency: int = 8, timeout: float = 30.0,
                        retries: int = 3, batch: int | None = None, doc_id_key: str | None = None,
@@ -67,11 +76,10 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
     stop at the first question after which the confidence sequence of the mean difference (new -
     base) excludes 0. A call that fails scores 0, as in ``evaluate``. InputError for fewer than 2
     answerable questions or a bad alpha."""
-    from ragauge.evaluation.evaluate import score_run
     from ragauge.evaluation.options import EvalOptions
     from ragauge.metrics.spec import parse_metric
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.executor import ExecutorOptions, answer_all
+    from ragauge.retrieve.executor import ExecutorOptions
     from ragauge.retrieve.live import open_any
 
     alpha = check_number(alpha, "alpha", PROBABILITY)
@@ -94,8 +102,7 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
             part = GoldenSet.from_queries([questions[i] for i in order[start:start + size]])
             values = []
             for adapter, _ in opened:
-                answered = answer_all(part, adapter, None, executor)
-                scored = score_run(part, answered.run, scoring)
+                scored = ask(part, adapter, executor, scoring)
                 by_id = dict(zip(scored.row_ids, scored.column(name).tolist()))
                 values.append([by_id[q.id] for q in part])
             calls += 2 * len(part)

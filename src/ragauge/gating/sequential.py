@@ -60,13 +60,14 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     docstring). ``meta["sequential"]`` says how many questions were asked and retriever calls made.
     The golden set and the contract are checked as ``gate`` checks them; critical questions are asked
     first."""
-    from ragauge.evaluation.evaluate import score_run
+    from ragauge.comparison.sequential import ask
+    from ragauge.data.golden import GoldenSet
     from ragauge.evaluation.options import EvalOptions, contract_differences
     from ragauge.formats.golden import as_golden
     from ragauge.gating.baseline import read_baseline
     from ragauge.gating.run import _rules
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.executor import ExecutorOptions, answer_all
+    from ragauge.retrieve.executor import ExecutorOptions
     from ragauge.retrieve.live import open_any
     found = read_baseline(Path(baseline))
     rules = _rules(rules, found)
@@ -109,17 +110,14 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     try:
         size = batch or concurrency
         for start in range(0, len(order), size):
-            from ragauge.data.golden import GoldenSet
-
             part = GoldenSet.from_queries(order[start:start + size])
-            answered = answer_all(part, adapter, None, executor)
+            scored = ask(part, adapter, executor, scoring)
             calls += len(part)
-            scored = score_run(part, answered.run, scoring)
             evaluations.append(scored)
-            if found.contract and contract_differences(scored.meta["contract"], found.contract):
-                changed = contract_differences(scored.meta["contract"], found.contract)
+            changed = contract_differences(scored.meta["contract"], found.contract) if found.contract else []
+            if changed:
                 raise ContractMismatch(f"{', '.join(changed)} differ from the baseline's contract",
-                                 hint="use the baseline's options, or re-baseline explicitly")
+                                       hint="use the baseline's options, or re-baseline explicitly")
             values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
             for q in part:
                 for m in metrics:
