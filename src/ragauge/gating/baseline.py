@@ -193,16 +193,17 @@ def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_
 
 
 def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reason: str | None,
-                    accept_drop: bool = False) -> dict[str, Any]:
+                   previous: Baseline | None, accept_drop: bool = False) -> dict[str, Any]:
     """Write a new baseline atomically and append it to the history; return the record.
 
-    Refused without a non-empty ``reason``; refused when any metric is lower than in the
-    current baseline unless ``accept_drop`` (the drops are then written into the record).
+    ``previous`` is the baseline now at ``path`` as ``read_baseline`` read it (None: there is none),
+    read once by the caller, who needs its rules first. Refused without a non-empty ``reason``;
+    refused when any metric is lower than in ``previous``, or the rules looser than its, unless
+    ``accept_drop`` (the drops are then written into the record).
     """
     if not reason or not reason.strip():
         raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
     drops: dict[str, Any] = {}
-    previous = read_baseline(path) if path.exists() else None
     if previous is not None:
         for m, old in previous.metrics.items():
             new = evaluation.summary.get(m)

@@ -81,8 +81,9 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     if not reason or not reason.strip():  # refuse before spending time on the evaluation
         raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
     path = Path(baseline)
-    rules = _rules(rules, read_baseline(path) if path.exists() else None)
+    previous = read_baseline(path) if path.exists() else None  # read once: its rules, then its values
+    rules = _rules(rules, previous)
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                           corpus=corpus, tokenizer=tokenizer, grades=grades)
     evaluation = _evaluate(as_golden(golden), scored_run(run), rules, [], options)
-    return write_baseline(Path(baseline), evaluation, rules, reason=reason, accept_drop=accept_drop)
+    return write_baseline(path, evaluation, rules, reason=reason, previous=previous, accept_drop=accept_drop)
