@@ -14,20 +14,17 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
 
 
-def _executor_default(name: str) -> Callable[[], Any]:
-    """The default of an ``ExecutorOptions`` field, read when a command runs (the one home of it)."""
+EXECUTOR = ("ragauge.retrieve.executor", "ExecutorOptions")
+RETRIEVER = ("ragauge.retrieve.base", "RetrieverOptions")
+
+
+def _default(module: str, options: str, name: str) -> Callable[[], Any]:
+    """The default of the field ``name`` of the options class ``module.options`` (its one home),
+    read when a command runs, so ``--help`` imports nothing."""
     def default() -> Any:
-        from ragauge.retrieve.executor import ExecutorOptions
+        from importlib import import_module
 
-        return getattr(ExecutorOptions(), name)
-    return default
-
-
-def _retriever_default(name: str) -> Callable[[], Any]:
-    def default() -> Any:
-        from ragauge.retrieve.base import RetrieverOptions
-
-        return getattr(RetrieverOptions(), name)
+        return getattr(getattr(import_module(module), options)(), name)
     return default
 
 
@@ -42,11 +39,11 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--config", "config_path", type=click.Path(path_type=Path),
                      help="Rules file (ragauge.toml or pyproject.toml); default: found in the working directory."),
         click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
-        click.option("--concurrency", type=int, default=_executor_default("concurrency"),
+        click.option("--concurrency", type=int, default=_default(*EXECUTOR, "concurrency"),
                      help="With --retriever: calls in flight at once (default: as ragauge run)."),
-        click.option("--timeout", type=float, default=_retriever_default("timeout"),
+        click.option("--timeout", type=float, default=_default(*RETRIEVER, "timeout"),
                      help="With --retriever: seconds per call (default: as ragauge run)."),
-        click.option("--retries", type=int, default=_executor_default("retries"),
+        click.option("--retries", type=int, default=_default(*EXECUTOR, "retries"),
                      help="With --retriever: extra attempts for transient failures (default: as ragauge run)."),
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
@@ -122,20 +119,12 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
                                  seed=seed, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                                  config=retriever_config(config_path))
     else:
-        result = None
-    if result is not None:
-        write_output(render_gate(result, fmt), output)
-        if not result.passed:
-            raise GateFailure(f"gate failed: {len(result.failures)} rule(s) broken "
-                              f"({'; '.join(o.rule for o in result.failures[:3])})")
-        return
-    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
-    if grades is None:
         from ragauge.config import eval_grades
 
-        grades = eval_grades(config_path)
-    result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                  unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
+        g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
+        result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
+                      doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
+                      grades=grades if grades is not None else eval_grades(config_path))
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         broken = "; ".join(o.rule for o in result.failures[:3])
