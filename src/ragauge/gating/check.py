@@ -92,16 +92,16 @@ def _values(ev: Evaluation, m: str, ids: Sequence[str]) -> list[float]:
 
 @dataclass(frozen=True)
 class _Tested:
-    """A metric rule waiting for its family's correction: its text, the figures in words, the
-    one-sided p-value (None: the rule is not a test), and what it decides once corrected."""
+    """A tested metric rule waiting for its family's correction: its text, the figures in words, the
+    questions behind it, whether the mean dropped past the allowance, its test and one-sided p-value."""
 
     metric: str
     rule: str
     message: str
     questions: list[dict[str, Any]]
     dropped: bool
-    test: PairedTest | None = None
-    p: float | None = None
+    test: PairedTest
+    p: float
 
 
 def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
@@ -151,7 +151,7 @@ def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[Rule
     any of them at most alpha. Non-inferiority rules pass only when every one is shown (an
     intersection-union test), which needs no correction."""
     tested = [x for x in pending if isinstance(x, _Tested)]
-    adjusted = dict(zip((id(x) for x in tested), holm([1.0 if x.p is None else x.p for x in tested])))
+    adjusted = dict(zip((id(x) for x in tested), holm([x.p for x in tested])))
     family = len(tested)
     out: list[RuleOutcome] = []
     for x in pending:
@@ -166,8 +166,6 @@ def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[Rule
 def _decide(x: _Tested, p_holm: float, family: int, rules: GateRules) -> tuple[bool, str]:
     """Whether a tested rule fails, and its figures in words."""
     test, p = x.test, x.p
-    if test is None or p is None:
-        raise RuntimeError("a tested rule without its test")
     where = f"betting test, n = {test.n}, {test.better} better / {test.worse} worse"
     if test.changed < test.n and test.changed <= 20:
         where += f" (only {test.changed} of {test.n} questions changed)"
