@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ragauge.curation.detectors import PRIORITY, Detection, Detector, default_detectors
 
@@ -186,6 +186,11 @@ class LineReport:
         }
 
 
+def is_text(value: Any) -> TypeGuard[str | list[str]]:
+    """Whether a field's value is what scrubbing reads: a string, or a list of strings (each one)."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+
+
 def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str], detectors: Sequence[Detector],
                  numbering: Numbering | None = None) -> tuple[dict[str, Any], LineReport | None]:
     """Scrub the string ``fields`` of one decoded line (placeholders numbered by ``numbering``,
@@ -199,7 +204,7 @@ def scrub_record(obj: Mapping[str, Any], line: int, fields: Sequence[str], detec
             if result.changed:
                 out[name] = result.text
                 changed[name] = result.redactions
-        elif isinstance(value, list) and all(isinstance(v, str) for v in value):  # a list of texts: each one
+        elif is_text(value):  # a list of texts: each one
             items = list(value)
             for i, item in enumerate(value):
                 result = scrub_text(item, detectors, numbering)
@@ -243,8 +248,7 @@ def scrub_records(records: Iterable[tuple[int, Mapping[str, Any]]], options: Scr
     for line, obj in records:
         for name in options.fields:
             value = obj.get(name)
-            if value is not None and not isinstance(value, str) and not (
-                    isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            if value is not None and not is_text(value):
                 not_text[name] = not_text.get(name, 0) + 1
         new, report = scrub_record(obj, line, options.fields, use, numbering)
         objects.append(new)
