@@ -6,7 +6,7 @@ ids and text: the history file is user data) through :func:`ragauge.core.escape.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,7 +137,12 @@ def build_series(entries: Sequence[Entry], metrics: Sequence[str] | None = None,
 def scale(series: Sequence[Series]) -> tuple[float, float]:
     """The range every trend of one rendering is drawn over: the lowest to the highest value of all
     of them, widened to at least ``MIN_SPAN`` (shared, so rows compare and a small change looks small)."""
-    present = [v for s in series for v in s.values if v is not None]
+    return _span(v for s in series for v in s.values)
+
+
+def _span(values: Iterable[float | None]) -> tuple[float, float]:
+    """The lowest to the highest value present, widened to at least ``MIN_SPAN``; (0, 1) for none."""
+    present = [v for v in values if v is not None]
     if not present:
         return (0.0, 1.0)
     lo, hi = min(present), max(present)
@@ -154,7 +159,7 @@ def sparkline(values: Sequence[float | None], breaks: Sequence[bool] = (),
     present = [v for v in values if v is not None]
     if not present:
         return MISSING * len(values)
-    lo, hi = bounds if bounds is not None else scale([Series("", None, tuple(Point(None, "", v) for v in present))])
+    lo, hi = bounds if bounds is not None else _span(present)
     out = []
     for i, v in enumerate(values):
         if i > 0 and i < len(breaks) and breaks[i]:
