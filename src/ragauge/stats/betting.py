@@ -157,7 +157,8 @@ def _crossing(b: Bets, upward: bool, threshold: float) -> float:
     return rejected
 
 
-def _to_y(m: float, low: float, high: float) -> float:
+def to_y(m: float, low: float, high: float) -> float:
+    """A mean on [low, high] as a mean of y on [0, 1] (clipped)."""
     return min(1.0, max(0.0, (m - low) / (high - low)))
 
 
@@ -165,13 +166,15 @@ def _from_y(y: float, low: float, high: float) -> float:
     return low + y * (high - low)
 
 
-def interval(values: np.ndarray, low: float, high: float, confidence: float = 0.95) -> tuple[float, float]:
+def interval(values: np.ndarray, low: float, high: float, confidence: float = 0.95, *,
+             sequence: bool = False) -> tuple[float, float]:
     """The two-sided betting interval for the mean of ``values`` (each in [low, high]) at
-    ``confidence``; (low, high) for no values."""
+    ``confidence`` (with ``sequence``, the confidence sequence's interval after the values in their
+    order); (low, high) for no values."""
     alpha = 1.0 - confidence
     if len(values) == 0:
         return (low, high)
-    b = bets(values, low, high, alpha / 2.0)
+    b = bets(values, low, high, alpha / 2.0, sequence=sequence)
     threshold = math.log(2.0 / alpha)
     return (_from_y(_crossing(b, True, threshold), low, high), _from_y(_crossing(b, False, threshold), low, high))
 
@@ -198,7 +201,7 @@ def p_value(values: np.ndarray, low: float, high: float, null: float, alpha: flo
     it is below ``alpha``."""
     if len(values) == 0:
         return 1.0
-    m = _to_y(null, low, high)
+    m = to_y(null, low, high)
     if alternative == "two-sided":
         b = bets(values, low, high, alpha / 2.0)
         best = max(log_capital(b, m, True), log_capital(b, m, False))
@@ -218,7 +221,7 @@ def batch_log_capital(values: np.ndarray, low: float, high: float, null: float, 
     if n == 0:
         return out
     order = _orders(n, PERMUTATIONS)
-    m = _to_y(null, low, high)
+    m = to_y(null, low, high)
     block = max(1, 4_000_000 // (PERMUTATIONS * n))
     for start in range(0, reps, block):
         rows = np.sort(_scaled(x[start:start + block], low, high), axis=1)[:, order]  # (replicates, orders, n)

@@ -37,34 +37,20 @@ class SequentialTest:
 
 def crossing(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> tuple[int | None, str | None]:
     """The first question (1-based) after which a gambler's capital against ``null`` reaches
-    2 / ``alpha``, and the direction it shows; (None, None) when none does."""
-    d = np.asarray(differences, dtype=np.float64)
-    if len(d) == 0:
+    2 / ``alpha`` (each gambler a one-sided test at alpha / 2), and the direction it shows;
+    (None, None) when none does."""
+    up = first_crossing(differences, null, alpha / 2.0, upward=True)
+    down = first_crossing(differences, null, alpha / 2.0, upward=False)
+    if up is None and down is None:
         return None, None
-    b = betting.bets(d, -1.0, 1.0, alpha / 2.0, sequence=True)
-    m = (null + 1.0) / 2.0
-    threshold = math.log(2.0 / alpha)
-    up = np.cumsum(betting.log_steps(b, m, True)[0])
-    down = np.cumsum(betting.log_steps(b, m, False)[0])
-    first_up = int(np.argmax(up >= threshold)) + 1 if bool((up >= threshold).any()) else None
-    first_down = int(np.argmax(down >= threshold)) + 1 if bool((down >= threshold).any()) else None
-    if first_up is None and first_down is None:
-        return None, None
-    if first_down is None or (first_up is not None and first_up <= first_down):
-        return first_up, "better"
-    return first_down, "worse"
+    if down is None or (up is not None and up <= down):
+        return up, "better"
+    return down, "worse"
 
 
 def sequence_interval(differences: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
     """The confidence sequence's interval after the values given (in their order)."""
-    d = np.asarray(differences, dtype=np.float64)
-    if len(d) == 0:
-        return (-1.0, 1.0)
-    b = betting.bets(d, -1.0, 1.0, alpha / 2.0, sequence=True)
-    threshold = math.log(2.0 / alpha)
-    lo = betting._from_y(betting._crossing(b, True, threshold), -1.0, 1.0)
-    hi = betting._from_y(betting._crossing(b, False, threshold), -1.0, 1.0)
-    return (lo, hi)
+    return betting.interval(np.asarray(differences, dtype=np.float64), -1.0, 1.0, 1.0 - alpha, sequence=True)
 
 
 def sequential_test(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> SequentialTest:
@@ -85,6 +71,6 @@ def first_crossing(differences: np.ndarray, null: float, level: float, upward: b
     if len(d) == 0:
         return None
     b = betting.bets(d, -1.0, 1.0, level, sequence=True)
-    path = np.cumsum(betting.log_steps(b, (null + 1.0) / 2.0, upward)[0])
+    path = np.cumsum(betting.log_steps(b, betting.to_y(null, -1.0, 1.0), upward)[0])
     crossed = path >= math.log(1.0 / level)
     return int(np.argmax(crossed)) + 1 if bool(crossed.any()) else None
