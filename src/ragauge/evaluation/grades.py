@@ -46,11 +46,10 @@ def parse_grades(text: str | Mapping[float, float] | None) -> dict[float, float]
 
 def _grade(value: object) -> float:
     try:
-        number = float(str(value).strip()) if not isinstance(value, (int, float)) or isinstance(value, bool) \
-            else float(value)
+        number = float(str(value).strip())  # text or number alike; a boolean's text ("True") is refused
     except ValueError:
         raise InputError(f"{str(value).strip()!r} is not a grade (a number)", hint=HINT) from None
-    if isinstance(value, bool) or not math.isfinite(number) or abs(number) > GRADE_LIMIT:
+    if not math.isfinite(number) or abs(number) > GRADE_LIMIT:
         raise InputError(f"{value!r} is not a grade (a finite number)", hint=HINT)
     return number
 

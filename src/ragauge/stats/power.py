@@ -180,7 +180,7 @@ def _large_n_power(model: Differences, n: int, effect: float, alpha: float, test
     sd_y = math.sqrt(float((w * (d - effect) ** 2).sum())) / 2.0  # y = (d + 1) / 2
     if sd_y <= 0.0:
         return 0.0
-    m = (null + 1.0) / 2.0
+    m = betting.to_y(null, -1.0, 1.0)
     shift = (effect - null) / 2.0
 
     def chance(level: float, upward: bool) -> float:
