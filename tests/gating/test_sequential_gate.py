@@ -114,3 +114,11 @@ def test_critical_questions_first_do_not_bias_the_tests(tmp_path: Path) -> None:
     failed = sum(not gate_sequential(golden, better, path, seed=seed, batch=8).outcomes[0].passed
                  for seed in range(20))
     assert failed <= 2, failed
+
+
+def test_options_a_sequential_gate_cannot_apply_are_refused_not_ignored(tmp_path: Path) -> None:
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.02 }\nfail_if = "significant"')
+    here = Path(__file__).resolve()
+    r = CliRunner().invoke(cli, ["gate", GOLDEN, "--retriever", f"python:{here}:same", "--baseline", str(path),
+                                 "--sequential", "--grades", "1:1,2:2"])
+    assert r.exit_code == 2 and "does not take --grades" in r.stderr

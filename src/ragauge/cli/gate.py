@@ -115,6 +115,12 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
         if spec is None or run_path is not None:
             raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
                              hint="a run file already holds every answer: gate it without --sequential")
+        unread = [flag for flag, value in (("--grades", grades), ("--corpus", corpus), ("--tokenizer", tokenizer),
+                                           ("--doc-id-sep", doc_id_sep), ("--doc-id-pattern", doc_id_pattern))
+                  if value is not None] + (["--unjudged"] if unjudged != "non-relevant" else [])
+        if unread:  # the sequential gate scores with the baseline's fetch only: never ignore an option in silence
+            raise InputError(f"a sequential gate does not take {', '.join(unread)}",
+                             hint="gate without --sequential to use them")
         result = gate_sequential(golden, spec, baseline_path, rules=rules_in(config_path or find_config()),
                                  seed=seed, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                                  config=retriever_config(config_path))
