@@ -24,8 +24,8 @@ from pathlib import Path
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.formats.golden import load_golden
 from ragauge.retrieve.base import RetrieverOptions
-from ragauge.retrieve.executor import ExecutorOptions, run_retriever
 from ragauge.retrieve.registry import open_retriever
+from ragauge.runner.executor import ExecutorOptions, run_retriever
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEP, N, CONCURRENCY = 0.050, 1000, 32
@@ -103,7 +103,7 @@ def bench_ray() -> dict[str, float] | None:
         import ray
     except ImportError:
         return None
-    from ragauge.retrieve.ray_workers import RaySetup
+    from ragauge.runner.ray_workers import RaySetup
 
     parent, child = mp.Pipe()
     proc = mp.get_context("fork").Process(target=serve, args=(child,), daemon=True)

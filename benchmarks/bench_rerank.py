@@ -44,7 +44,7 @@ def main() -> None:
     args.output.mkdir(parents=True, exist_ok=True)
     if args.cache is not None and not (args.output / "cache").exists():
         shutil.copytree(args.cache, args.output / "cache")
-    vocab = (ROOT / "src/ragauge/retrieve/data/minilm-vocab.txt").read_text(encoding="utf-8").split("\n")
+    vocab = (ROOT / "src/ragauge/models/data/minilm-vocab.txt").read_text(encoding="utf-8").split("\n")
     model = args.output / "tiny-cross-encoder"
     make_cross_encoder(model, [w for w in vocab if w and w not in ("[PAD]", "[UNK]", "[CLS]", "[SEP]")], dim=32)
     (args.output / "overlap.py").write_text(OVERLAP, encoding="utf-8")

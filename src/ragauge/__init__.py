@@ -71,8 +71,8 @@ if TYPE_CHECKING:
     from ragauge.gating.sequential import gate_sequential
     from ragauge.history.history import History
     from ragauge.metrics.spec import MetricSpec, parse_metric
-    from ragauge.retrieve.live import evaluate, run_retriever
-    from ragauge.retrieve.shards import merge_shards
+    from ragauge.runner.live import evaluate, run_retriever
+    from ragauge.runner.shards import merge_shards
     from ragauge.scaffold import init_project
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
@@ -92,8 +92,8 @@ _EXPORTS: dict[str, str] = {
     "Returned": "ragauge.evaluation.result", "read_result": "ragauge.evaluation.load",
     "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",
     # retrievers
-    "evaluate": "ragauge.retrieve.live", "run_retriever": "ragauge.retrieve.live",
-    "merge_shards": "ragauge.retrieve.shards",
+    "evaluate": "ragauge.runner.live", "run_retriever": "ragauge.runner.live",
+    "merge_shards": "ragauge.runner.shards",
     # experiments
     "sweep": "ragauge.experiments.sweep", "read_sweep": "ragauge.experiments.sweep",
     "SweepResult": "ragauge.experiments.result",

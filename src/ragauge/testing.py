@@ -50,7 +50,7 @@ def assert_no_regression(
     golden_set = load_golden(golden)
     rules = rules_in(Path(config) if config else find_config())
     if retrieve is not None:
-        from ragauge.retrieve.live import run_retriever
+        from ragauge.runner.live import run_retriever
 
         recorded = read_baseline(Path(baseline)).contract.get("fetch")
         depth = fetch or recorded or 20

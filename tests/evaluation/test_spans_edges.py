@@ -107,7 +107,7 @@ def test_a_tokenizer_json_that_pads_does_not_count_its_padding(tmp_path: Path) -
     exports often are) counts every hit as the batch's longest text, or as the fixed pad length.
     retrieve/cross_encoder.py and retrieve/minilm.py call no_padding(); evaluation/tokens.py does not."""
     pytest.importorskip("tokenizers")
-    from ragauge.evaluation.tokens import open_tokenizer
+    from ragauge.models.tokens import open_tokenizer
 
     plain = open_tokenizer("minilm")
     raw = plain._tokenizer._tokenizer  # type: ignore[attr-defined]

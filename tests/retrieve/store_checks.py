@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import ragauge
+from ragauge.models.embedders import get_embedder
 from ragauge.retrieve.base import Retriever
 from ragauge.retrieve.corpus import Chunking, Passage
-from ragauge.retrieve.embedders import get_embedder
 from ragauge.retrieve.stores.common import read_passages
 
 ROOT = Path(__file__).parents[2]

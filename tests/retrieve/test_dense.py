@@ -341,7 +341,7 @@ def test_title_option_changes_what_is_embedded(corpus: Path, counting: CountingE
 
 
 def test_the_hash_embedder_needs_no_model_and_keys_its_own_cache(tmp_path: Path) -> None:
-    from ragauge.retrieve.embedders import HashEmbedder
+    from ragauge.models.embedders import HashEmbedder
 
     corpus = write_corpus(tmp_path / "corpus.jsonl")
     cache = tmp_path / "cache"
@@ -374,7 +374,7 @@ def test_the_default_embedder_keeps_the_spec_settings_of_earlier_runs() -> None:
 @needs_model
 def test_compute_keys_the_cache_and_float32_keeps_the_entries_of_earlier_versions(corpus: Path) -> None:
     from ragauge.core.hashing import content_hash
-    from ragauge.retrieve.minilm import MODEL_ID, WEIGHTS
+    from ragauge.models.minilm import MODEL_ID, WEIGHTS
 
     exact = dense.open(f"dense:{corpus}", RetrieverOptions())
     fast = dense.open(f"dense:{corpus}?compute=int8", RetrieverOptions())

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import ragauge
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
-from ragauge.retrieve.embedders import HashEmbedder
+from ragauge.models.embedders import HashEmbedder
 from ragauge.retrieve.registry import open_retriever
 from tests.retrieve.contracts import contract_server
 

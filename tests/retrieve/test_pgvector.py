@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 from ragauge.errors import InputError, MissingExtra
+from ragauge.models.embedders import HashEmbedder, get_embedder
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, chunk, read_documents
-from ragauge.retrieve.embedders import HashEmbedder, get_embedder
 from ragauge.retrieve.registry import open_retriever
 
 ROOT = Path(__file__).parents[2]
@@ -48,7 +48,7 @@ def test_hash_embedder_is_lexical_sublinear_and_case_blind() -> None:
 
 
 def test_hash_embedder_is_the_same_in_another_process() -> None:
-    code = ("from ragauge.retrieve.embedders import get_embedder; import sys; "
+    code = ("from ragauge.models.embedders import get_embedder; import sys; "
             "sys.stdout.write(get_embedder('hash').embed(['Rapamycin and fruit flies'])[0].tobytes().hex())")
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert bytes.fromhex(other) == get_embedder("hash").embed(["Rapamycin and fruit flies"])[0].tobytes()
@@ -60,7 +60,7 @@ def test_unknown_embedder_and_missing_minilm(monkeypatch: pytest.MonkeyPatch) ->
     assert get_embedder("HASH-64").dim == 64
     import types
 
-    monkeypatch.setitem(sys.modules, "ragauge.retrieve.minilm", types.ModuleType("ragauge.retrieve.minilm"))
+    monkeypatch.setitem(sys.modules, "ragauge.models.minilm", types.ModuleType("ragauge.models.minilm"))
     with pytest.raises(MissingExtra, match=r"ragauge\[dense\]"):
         get_embedder("minilm")
 

@@ -3,7 +3,7 @@ supported by the documents retrieved for its question. ragauge never needs it: v
 anywhere, and this only fills in answers that have text and no verdict.
 
 The endpoint is any OpenAI-compatible chat-completions server, called through
-``ragauge.retrieve.chat`` (URL forms, retries, timeouts, the key and its redaction are described
+``ragauge.llm.chat`` (URL forms, retries, timeouts, the key and its redaction are described
 there). The key is read from the environment variable ``RAGAUGE_JUDGE_API_KEY`` (or the one named by
 ``api_key_env``); it is never written into a result.
 
@@ -26,7 +26,7 @@ from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, parse_verdict
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
-from ragauge.retrieve.chat import ChatClient, ChatEndpoint, give_up
+from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
 JUDGE_KEY_ENV = "RAGAUGE_JUDGE_API_KEY"
 JUDGE = "the judge"
@@ -78,13 +78,13 @@ class JudgeOptions:
         object.__setattr__(self, "max_chars", check_number(self.max_chars, "max_chars", COUNT))
 
     def chat(self) -> ChatEndpoint:
-        """The endpoint as ``ragauge.retrieve.chat`` calls it."""
+        """The endpoint as ``ragauge.llm.chat`` calls it."""
         return ChatEndpoint(self.endpoint, self.model, self.api_key_env, self.timeout, self.retries, self.backoff,
                             who=JUDGE, flag="--judge-endpoint", model_flag="--judge-model")
 
     @property
     def url(self) -> str:
-        """The chat-completions URL (see ``ragauge.retrieve.chat.chat_url``)."""
+        """The chat-completions URL (see ``ragauge.llm.chat.chat_url``)."""
         return self.chat().url
 
     def describe(self) -> dict[str, Any]:

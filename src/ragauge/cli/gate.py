@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
 
 
-EXECUTOR = ("ragauge.retrieve.executor", "ExecutorOptions")
+EXECUTOR = ("ragauge.runner.executor", "ExecutorOptions")
 RETRIEVER = ("ragauge.retrieve.base", "RetrieverOptions")
 
 

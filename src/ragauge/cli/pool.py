@@ -49,7 +49,7 @@ def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ..
     from ragauge.core.jsonl import dumps
     from ragauge.curation.pool import pool_golden, render_pool_text
     from ragauge.redact import redact
-    from ragauge.retrieve.executor import Progress, terminal_progress
+    from ragauge.runner.executor import Progress, terminal_progress
 
     def progress(name: str) -> Progress:
         return Progress(on_result=terminal_progress(redact(name).split("?")[0]))

@@ -32,13 +32,13 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
             resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
-    """``ragauge.retrieve.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
+    """``ragauge.runner.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
     abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
     from ragauge.config import retriever_config
     from ragauge.errors import RunInterrupted
     from ragauge.redact import redact
-    from ragauge.retrieve.executor import Progress, terminal_progress
-    from ragauge.retrieve.live import retrieve_all
+    from ragauge.runner.executor import Progress, terminal_progress
+    from ragauge.runner.live import retrieve_all
 
     progress = Progress(on_result=terminal_progress(redact(spec).split("?")[0]))
     try:
@@ -98,7 +98,7 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
       ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl runs/prod.3.jsonl runs/prod.4.jsonl -o runs/prod.jsonl
     """
     from ragauge.errors import InputError
-    from ragauge.retrieve.ray_workers import RaySetup
+    from ragauge.runner.ray_workers import RaySetup
 
     if executor != "ray" and (address or ray_workers):
         raise InputError("--address and --ray-workers need --executor ray")
@@ -123,7 +123,7 @@ def merge_command(shards: tuple[Path, ...], output: Path) -> None:
     Example:
       ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl -o runs/prod.jsonl
     """
-    from ragauge.retrieve.shards import merge_shards
+    from ragauge.runner.shards import merge_shards
 
     merged = merge_shards(shards, output)
     click.echo(f"wrote {len(merged.queries)} questions from {len(shards)} shards to {output}", err=True)

@@ -60,7 +60,7 @@ def ask(part: GoldenSet, adapter: Any, executor: Any, scoring: Any) -> Any:
     """One batch of a sequential comparison or gate: ``adapter`` asked the questions of ``part``
     (``ExecutorOptions`` ``executor``), the answers scored under ``scoring`` (``EvalOptions``)."""
     from ragauge.evaluation.evaluate import score_run
-    from ragauge.retrieve.executor import answer_all
+    from ragauge.runner.executor import answer_all
 
     return score_run(part, answer_all(part, adapter, None, executor).run, scoring)
 
@@ -79,8 +79,8 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
     from ragauge.evaluation.options import EvalOptions
     from ragauge.metrics.spec import parse_metric
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.executor import ExecutorOptions
-    from ragauge.retrieve.live import open_any
+    from ragauge.runner.executor import ExecutorOptions
+    from ragauge.runner.live import open_any
 
     alpha = check_number(alpha, "alpha", PROBABILITY)
     name = str(parse_metric(metric))

@@ -66,6 +66,9 @@ WHOLE = Range(0, integer=True)
 """A chunk size or overlap, a number of retries, a seed: an integer >= 0."""
 GRADE = Range(-GRADE_LIMIT, GRADE_LIMIT)
 
+TIMEOUT = Range(0, 1e6, low_open=True)
+"""Seconds per call: more than 0; at most 1,000,000 (11 days), which every client and timer accepts."""
+
 
 def check_number(value: Any, what: str, allowed: Range = ANY, *, where: str | None = None,
                  hint: str | None = None) -> float:
@@ -90,4 +93,3 @@ def check_number(value: Any, what: str, allowed: Range = ANY, *, where: str | No
     if not allowed.contains(value):
         raise InputError(f"{what} must be {allowed}, got {value!r}", where=where, hint=hint)
     return value if allowed.integer else float(value)
-

@@ -45,7 +45,7 @@ from ragauge.curation.similarity import near_duplicate_pairs, normalise
 from ragauge.data.golden import SYNTHETIC
 from ragauge.data.ids import section_parent
 from ragauge.errors import InputError
-from ragauge.retrieve.chat import ChatClient, ChatEndpoint, give_up
+from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
 DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
 DRAFTER = "the drafting model"

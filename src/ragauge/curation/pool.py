@@ -27,7 +27,7 @@ REJECTED = "rejected"
 SHOWN = 10  # question ids listed in a note
 
 ProgressFactory = Callable[[str], Any]
-"""Given a retriever's name, a ``ragauge.retrieve.executor.Progress`` for its calls (or None)."""
+"""Given a retriever's name, a ``ragauge.runner.executor.Progress`` for its calls (or None)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def _systems(golden: GoldenSet, retrievers: list[tuple[str, Any]], runs: list[tu
              fetch: int, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
              config: Mapping[str, Any] | None, progress: ProgressFactory | None) -> list[tuple[PoolSystem, Run]]:
     from ragauge.formats.runs import as_run
-    from ragauge.retrieve.live import retrieve_all
+    from ragauge.runner.live import retrieve_all
 
     out: list[tuple[PoolSystem, Run]] = []
     for name, run in runs:

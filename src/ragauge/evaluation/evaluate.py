@@ -37,13 +37,13 @@ from ragauge.evaluation.rows import QueryRows, Rows, score_rows
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
 from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
 from ragauge.evaluation.tags import group_by_tag, mean_of
-from ragauge.evaluation.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, scored_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
 from ragauge.metrics.spec import MetricSpec
+from ragauge.models.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.redact import redact_value
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def evaluate_run(
     warning says so; ``mix_synthetic=True`` scores them all together (``by_source`` still splits).
 
     Token budgets (``recall@2000t``) count the run's word lengths, or with ``tokenizer`` (``minilm``,
-    ``hf:PATH``) the tokens of each hit's text in ``corpus`` (``ragauge.evaluation.tokens``); span
+    ``hf:PATH``) the tokens of each hit's text in ``corpus`` (``ragauge.models.tokens``); span
     labels in the golden set are matched against the hits' offsets (``ragauge.evaluation.spans``).
 
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id

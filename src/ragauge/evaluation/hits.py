@@ -23,13 +23,13 @@ from ragauge.errors import InputError
 from ragauge.evaluation.docids import chunk_column, docnos_are_chunks, resolve_doc_ids
 from ragauge.evaluation.failures import raw_depth
 from ragauge.evaluation.spans import OUTSIDE, Resolved, match_spans
-from ragauge.evaluation.tokens import Tokenizer, hit_tokens
 from ragauge.metrics.budget import budget_cutoffs
 from ragauge.metrics.build import BuildInfo, Judgements, build_rankings
 from ragauge.metrics.join import Part, join_parts
 from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.rankings import Rankings
 from ragauge.metrics.spec import MetricSpec
+from ragauge.models.tokens import Tokenizer, hit_tokens
 
 if TYPE_CHECKING:
     import pyarrow as pa

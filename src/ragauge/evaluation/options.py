@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
-from ragauge.evaluation.tokens import WORDS
 from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+from ragauge.models.tokens import WORDS
 
 if TYPE_CHECKING:
-    from ragauge.evaluation.tokens import Tokenizer
     from ragauge.formats.corpus import CorpusTexts
+    from ragauge.models.tokens import Tokenizer
 
 DEDUP_RULE = "chunk hits folded into their document, first occurrence kept, in retriever order"
 OnError = Literal["zero", "skip"]
@@ -39,7 +39,7 @@ class EvalOptions:
     ``known_documents`` is given; ``mix_synthetic`` averages questions an LLM wrote (``"source":
     "synthetic"``) together with the others instead of scoring them apart (see ``score_run``);
     ``tokenizer`` counts token budgets (``recall@2000t``) in its tokens instead of the run's word
-    lengths, from the corpus text each hit covers (``ragauge.evaluation.tokens``)."""
+    lengths, from the corpus text each hit covers (``ragauge.models.tokens``)."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
     k: int | Sequence[int] = 5

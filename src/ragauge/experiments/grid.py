@@ -13,7 +13,7 @@ grid::
     alpha = 0.05                                # significance level, Holm-corrected
     concurrency = 1                             # calls in flight (1: latencies are not contended)
     tokenizer = "words"                         # what token budgets (recall@2000t) count: words,
-                                                # minilm or hf:PATH (ragauge.evaluation.tokens)
+                                                # minilm or hf:PATH (ragauge.models.tokens)
     budget = 2000                               # successive halving within 2000 retrievals (default:
                                                 # none, every configuration answers every question)
     factor = 3                                  # halving keeps the best 1/factor each round (default 3)
@@ -197,7 +197,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
 
 
 def _tokenizer(head: Mapping[str, Any]) -> str:
-    from ragauge.evaluation.tokens import NAMES_HINT, WORDS, check_tokenizer_name
+    from ragauge.models.tokens import NAMES_HINT, WORDS, check_tokenizer_name
 
     name = head.get("tokenizer", WORDS)
     try:
@@ -283,7 +283,7 @@ NAMED = ("rerank", "embedder")
 
 
 def _check_named(key: str, value: Scalar, where: str) -> None:
-    from ragauge.retrieve.embedders import check_name
+    from ragauge.models.embedders import check_name
     from ragauge.retrieve.rescore import reranker_of
 
     if not isinstance(value, str):

@@ -135,8 +135,8 @@ class Indexes:
 
     def _embedder(self, settings: dict[str, Any]) -> Any:
         """One embedder object per embedder name for the whole sweep (the model is loaded once)."""
-        from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, get_embedder
-        from ragauge.retrieve.minilm import MiniLM
+        from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+        from ragauge.models.minilm import MiniLM
 
         name = settings.get("embedder", DEFAULT_EMBEDDER)
         if name not in self._embedders:

@@ -25,7 +25,6 @@ from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.spans import has_spans
-from ragauge.evaluation.tokens import WORDS
 from ragauge.experiments.analysis import Measured, _mean, table
 from ragauge.experiments.ceiling import oracle_order
 from ragauge.experiments.grid import Configuration, SweepPlan
@@ -33,10 +32,11 @@ from ragauge.experiments.halving import Schedule, _or_low, survivors
 from ragauge.experiments.indexes import Indexes
 from ragauge.experiments.result import ConfigRow, Halving, HalvingRound
 from ragauge.formats.runs import write_run_jsonl
+from ragauge.models.tokens import WORDS
 from ragauge.retrieve.base import Retriever
-from ragauge.retrieve.executor import ExecutorOptions, Progress
-from ragauge.retrieve.executor import run_retriever as execute
 from ragauge.retrieve.rescore import RescoredRetriever
+from ragauge.runner.executor import ExecutorOptions, Progress
+from ragauge.runner.executor import run_retriever as execute
 
 Asked = Callable[[str, int], None]
 """``asked(configuration name, retrievals so far)``: called after each answered question."""

@@ -67,8 +67,8 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     from ragauge.gating.baseline import read_baseline
     from ragauge.gating.run import _rules
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.retrieve.executor import ExecutorOptions
-    from ragauge.retrieve.live import open_any
+    from ragauge.runner.executor import ExecutorOptions
+    from ragauge.runner.live import open_any
     found = read_baseline(Path(baseline))
     rules = _rules(rules, found)
     if not rules.tests:

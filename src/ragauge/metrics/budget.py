@@ -8,7 +8,7 @@ The contract, per question:
    a second chunk of a document already taken too (it costs context as well).
 2. A hit's length is its ``length`` in the run: the number of words of its text, split on whitespace
    (the built-in retrievers record it; the title is not counted), so a budget is in words; or, with
-   a named tokenizer (``eval --tokenizer``, ``ragauge.evaluation.tokens``), the number of that
+   a named tokenizer (``eval --tokenizer``, ``ragauge.models.tokens``), the number of that
    tokenizer's tokens in the text the hit covers in the corpus. A hit whose length is needed but
    unknown is an error, never a guess.
 3. Whole hits only: hits are taken while the total length of those taken stays within the budget;

@@ -117,10 +117,10 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     from ragauge.data.golden import GoldenSet
     from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.spans import has_spans
-    from ragauge.evaluation.tokens import WORDS
     from ragauge.formats.corpus import read_corpus_texts
     from ragauge.formats.golden import as_golden
     from ragauge.formats.runs import read_run
+    from ragauge.models.tokens import WORDS
     from ragauge.reports.html import render_html as render_evaluation
 
     golden_set = as_golden(golden)

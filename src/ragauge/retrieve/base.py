@@ -7,13 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragauge.core.numbers import NON_NEGATIVE, Range, check_number
+from ragauge.core.numbers import NON_NEGATIVE, TIMEOUT, Range, check_number
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.redact import redact
-
-TIMEOUT = Range(0, 1e6, low_open=True)
-"""Seconds per call: more than 0; at most 1,000,000 (11 days), which every client and timer accepts."""
 
 
 @dataclass(frozen=True)

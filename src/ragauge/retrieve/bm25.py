@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.core.cache import cache_dir
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import POSITIVE, UNIT, WHOLE
 from ragauge.data.hits import Hit
@@ -32,7 +33,6 @@ from ragauge.retrieve.base import (
 )
 from ragauge.retrieve.corpus import (
     Chunking,
-    cache_dir,
     chunk,
     corpus_fingerprint,
     corpus_spec,
@@ -193,6 +193,6 @@ def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Pat
 
 
 def open(spec: str, options: RetrieverOptions, *, cache: Path | None = None) -> BM25Retriever:  # noqa: A001
-    """Open ``bm25:PATH[?options]``; ``cache`` is the cache folder (default: ``corpus.cache_dir()``)."""
+    """Open ``bm25:PATH[?options]``; ``cache`` is the cache folder (default: ``core.cache.cache_dir()``)."""
     path, settings = settings_of(spec, options)
     return BM25Retriever(spec, path, settings, cache=cache)

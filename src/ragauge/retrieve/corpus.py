@@ -15,7 +15,7 @@ from ragauge.core.numbers import WHOLE, check_number
 from ragauge.errors import InputError
 from ragauge.formats.corpus import FOLDER_SUFFIXES, indexed_text, read_documents
 
-__all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "cache_dir", "chunk", "corpus_fingerprint", "corpus_spec",
+__all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "chunk", "corpus_fingerprint", "corpus_spec",
            "passage_layout", "read_documents"]
 
 
@@ -118,13 +118,6 @@ def corpus_fingerprint(path: str | Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return "sha256:" + h.hexdigest()
-
-
-def cache_dir() -> Path:
-    """Where built indexes and embeddings are cached: $RAGAUGE_CACHE, else ~/.cache/ragauge."""
-    import os
-
-    return Path(os.environ.get("RAGAUGE_CACHE") or Path.home() / ".cache" / "ragauge")
 
 
 def corpus_spec(spec: str, extra: Mapping[str, str], known: Set[str]) -> tuple[Path, dict[str, str]]:

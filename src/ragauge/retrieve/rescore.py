@@ -66,7 +66,7 @@ class Rerank:
 def reranker_of(value: str) -> tuple[str, str]:
     """``(kind, target)`` of a ``rerank`` value (module docstring); InputError for a malformed one.
     An embedder name is checked without loading its model; nothing is imported or opened."""
-    from ragauge.retrieve.embedders import check_name
+    from ragauge.models.embedders import check_name
 
     text = value.strip()
     kind, sep, target = text.partition(":")
@@ -193,11 +193,11 @@ def check_reranker(kind: str, target: str) -> None:
     """InputError now, before anything runs, for a model directory without its files or a
     ``python:`` reranker that cannot be imported (nothing is loaded or called)."""
     if kind == "cross-encoder":
-        from ragauge.retrieve.cross_encoder import locate
+        from ragauge.models.cross_encoder import locate
 
         locate(target)
     elif kind == "python":
-        from ragauge.retrieve.python_callable import load_callable
+        from ragauge.core.objects import load_callable
 
         load_callable(target)
 
@@ -205,10 +205,10 @@ def check_reranker(kind: str, target: str) -> None:
 def pair_model(kind: str, target: str) -> PairModel:
     """The cross-encoder or ``python:`` reranker a parsed ``rerank`` value names (loaded now)."""
     if kind == "cross-encoder":
-        from ragauge.retrieve.cross_encoder import CrossEncoder
+        from ragauge.models.cross_encoder import CrossEncoder
 
         return CrossEncoder(target)
-    from ragauge.retrieve.python_models import PythonReranker
+    from ragauge.models.python_models import PythonReranker
 
     return PythonReranker(target)
 

@@ -9,7 +9,7 @@ from haystack import Document, Pipeline, component
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever, InMemoryEmbeddingRetriever
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
-from ragauge.retrieve.embedders import HashEmbedder
+from ragauge.models.embedders import HashEmbedder
 from tests.retrieve.frameworks.corpus import page, sections
 
 SECTIONS = sections()

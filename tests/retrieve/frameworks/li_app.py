@@ -9,7 +9,7 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-from ragauge.retrieve.embedders import HashEmbedder
+from ragauge.models.embedders import HashEmbedder
 from tests.retrieve.frameworks.corpus import page, sections
 
 SECTIONS = sections()
@@ -17,7 +17,7 @@ _HASH = HashEmbedder(256)
 
 
 class HashEmbedding(BaseEmbedding):
-    """Deterministic, lexical: ragauge's hash-256 embedder (see ragauge.retrieve.embedders)."""
+    """Deterministic, lexical: ragauge's hash-256 embedder (see ragauge.models.embedders)."""
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return [float(x) for x in _HASH.embed([query])[0]]

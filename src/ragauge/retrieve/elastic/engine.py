@@ -9,11 +9,11 @@ from typing import Any
 from ragauge.core.jsonl import loads
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, RagaugeError
+from ragauge.models.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 from ragauge.redact import excerpt, redact
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions, RetryableError
 from ragauge.retrieve.elastic.body import search_request
 from ragauge.retrieve.elastic.target import AUTH_ENV, Target
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 
 VECTOR_TYPES = {"elasticsearch": "dense_vector", "opensearch": "knn_vector"}
 DIMS_KEY = {"elasticsearch": "dims", "opensearch": "dimension"}

@@ -13,9 +13,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ragauge.core.deadline import Deadline
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
 from ragauge.retrieve.frameworks.common import Binding
-from ragauge.retrieve.workers import Deadline
 
 FRAMEWORKS = {"langchain": "LangChain", "llamaindex": "LlamaIndex", "haystack": "Haystack"}
 """Framework key -> its name as users know it; the key names the module beside this file."""

@@ -5,7 +5,7 @@ Options (query string; every other parameter, e.g. ``sslmode``, goes to the driv
 empty for none) and ``embedding`` (``embedding``, a ``vector(N)`` column), and ``embedder`` (the
 name the table was loaded with, recorded by ``ragauge index pgvector``; else ``minilm``).
 
-A search embeds the question with the named embedder (see ``ragauge.retrieve.embedders``) and runs
+A search embeds the question with the named embedder (see ``ragauge.models.embedders``) and runs
 ``ORDER BY embedding <=> $1::vector LIMIT $2`` with the vector and the limit bound as parameters;
 table and column names are quoted as identifiers, never formatted into the SQL. Scores are cosine
 similarities, ``1 - distance``. Without an index on the column the search is exact; an HNSW or

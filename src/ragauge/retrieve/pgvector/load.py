@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.errors import InputError
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
+from ragauge.models.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
 from ragauge.retrieve.pgvector.connection import (
     classify,
     connect,

@@ -7,13 +7,13 @@ from typing import Any
 from ragauge.core.hashing import content_hash
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
-from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.embedders import (
+from ragauge.models.embedders import (
     DEFAULT_EMBEDDER,
     Embedder,
     canonical_name,
     get_embedder,
 )
+from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.pgvector.connection import (
     Connections,
     classify,

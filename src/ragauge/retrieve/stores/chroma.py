@@ -27,9 +27,9 @@ import numpy as np
 
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, Passage
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.stores.common import (
     RECORD_KEY,
     IndexResult,

@@ -28,9 +28,9 @@ from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
+from ragauge.models.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 from ragauge.redact import redact, url_secrets
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 
 if TYPE_CHECKING:
     import numpy as np

@@ -34,9 +34,9 @@ from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_json, read_jsonl
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, where
+from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking, Passage
-from ragauge.retrieve.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.stores.common import (
     RECORD_KEY,
     IndexResult,

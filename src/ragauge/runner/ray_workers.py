@@ -42,7 +42,7 @@ def _ray() -> Any:
 
 
 def _actor_class(ray: Any) -> Any:
-    from ragauge.retrieve.executor import Progress, _call
+    from ragauge.runner.executor import Progress, _call
 
     class RetrieverActor:
         """One retriever, opened once from its spec, answering questions with the executor's own

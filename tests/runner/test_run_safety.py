@@ -23,8 +23,8 @@ from ragauge.cli.main import cli
 from ragauge.errors import InputError
 from ragauge.formats.runs import read_run
 from ragauge.retrieve.base import RetrieverOptions
-from ragauge.retrieve.executor import ExecutorOptions, RetrieverDown, run_retriever
 from ragauge.retrieve.registry import open_retriever
+from ragauge.runner.executor import ExecutorOptions, RetrieverDown, run_retriever
 
 from .test_executor import GOLDEN, Fake
 
@@ -406,7 +406,7 @@ def test_ctrl_c_keeps_every_answer_taken_and_counts_what_is_in_the_file(tmp_path
     """The first Ctrl-C is acted on between batches of answers, so no answer already back is
     dropped, the message counts the lines in the file, and no call starts after it."""
     from ragauge.data.golden import GoldenQuery, GoldenSet
-    from ragauge.retrieve.executor import RunInterrupted
+    from ragauge.runner.executor import RunInterrupted
 
     golden = GoldenSet.from_queries([GoldenQuery(f"q{i}", q, {"d": 1}) for i, q in enumerate(MANY_Q)])
     out = tmp_path / "r.jsonl"
@@ -428,7 +428,7 @@ def test_no_retry_starts_after_ctrl_c(tmp_path: Path) -> None:
 
     from ragauge.data.golden import GoldenQuery, GoldenSet
     from ragauge.retrieve.base import Retrieved, RetryableError
-    from ragauge.retrieve.executor import RunInterrupted
+    from ragauge.runner.executor import RunInterrupted
 
     attempts: list[float] = []
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from ragauge.errors import InputError
-from ragauge.retrieve import dense, python_models, rescore
-from ragauge.retrieve.embedders import check_name, get_embedder
+from ragauge.models import python_models
+from ragauge.models.embedders import check_name, get_embedder
+from ragauge.retrieve import dense, rescore
 from ragauge.retrieve.registry import open_retriever
 from tests.retrieve.test_dense import DOCS, write_corpus
 

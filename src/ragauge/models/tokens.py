@@ -57,10 +57,10 @@ class _Pieces:
 
 def minilm_vocab() -> Any:
     """The bundled all-MiniLM-L6-v2 word-piece vocabulary as a file path (a context manager), read
-    as package data without importing the retrieve layer that ships it (``retrieve/data/README.md``)."""
+    as package data (``models/data/README.md``)."""
     from importlib import resources  # not at import time: it brings tempfile, shutil and more
 
-    return resources.as_file(resources.files("ragauge") / "retrieve" / "data" / "minilm-vocab.txt")
+    return resources.as_file(resources.files("ragauge") / "models" / "data" / "minilm-vocab.txt")
 
 
 def check_tokenizer_name(name: str) -> str:

@@ -66,7 +66,7 @@ def _load(target: str, kind: str) -> tuple[Callable[..., Any], str | None]:
 
 
 def _made(target: str, kind: str) -> tuple[Callable[..., Any], str | None]:
-    from ragauge.retrieve.python_callable import _where_in, load_callable
+    from ragauge.core.objects import load_callable, where_in
 
     named = load_callable(target)
     digest = source_digest(named)
@@ -82,7 +82,7 @@ def _made(target: str, kind: str) -> tuple[Callable[..., Any], str | None]:
         raise
     except Exception as exc:  # user code: say where it failed, no traceback
         raise InputError(f"calling {target}() to build the {kind} raised {type(exc).__name__}: {exc}"
-                         f"{_where_in(exc)}", hint=f"fix the factory, or point the spec at the {kind} itself") from None
+                         f"{where_in(exc)}", hint=f"fix the factory, or point the spec at the {kind} itself") from None
     if not callable(made):
         raise InputError(f"{target} takes no arguments, so ragauge called it to build the {kind}, but it returned "
                          f"{type(made).__module__}.{type(made).__qualname__}", hint="it must return a function")
@@ -104,7 +104,7 @@ def source_digest(obj: Any) -> str | None:
 
 
 def _call(fn: Callable[..., Any], lock: threading.Lock, target: str, *args: Any) -> Any:
-    from ragauge.retrieve.python_callable import _where_in
+    from ragauge.core.objects import where_in
 
     try:
         with lock:  # one call at a time, as the module docstring promises
@@ -112,7 +112,7 @@ def _call(fn: Callable[..., Any], lock: threading.Lock, target: str, *args: Any)
     except RagaugeError:
         raise
     except Exception as exc:
-        raise InputError(f"{target} raised {type(exc).__name__}: {exc}{_where_in(exc)}",
+        raise InputError(f"{target} raised {type(exc).__name__}: {exc}{where_in(exc)}",
                          hint="fix the function; ragauge calls it as documented in docs/sweep.md") from None
 
 
@@ -158,7 +158,7 @@ class PythonEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        from ragauge.retrieve.minilm import normalize
+        from ragauge.models.minilm import normalize
 
         return normalize(self._rows(list(texts)))
 

@@ -30,12 +30,12 @@ from ragauge.errors import RunInterrupted as RunInterrupted
 from ragauge.formats.run_lines import jsonl_answers, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
-from ragauge.retrieve.resume import check_resumable, identity
-from ragauge.retrieve.workers import LoopWorkers, Workers
+from ragauge.runner.resume import check_resumable, identity
+from ragauge.runner.workers import LoopWorkers, Workers
 
 if TYPE_CHECKING:
     from ragauge.data.run import Run
-    from ragauge.retrieve.ray_workers import RaySetup, RayWorkers
+    from ragauge.runner.ray_workers import RaySetup, RayWorkers
 
 ON_ERROR = ("zero", "skip", "fail")
 GRACE = 2.0
@@ -296,7 +296,7 @@ def answer_all(
     halted = ctrl_c.halted
     workers: Workers[GoldenQuery, QueryResult] | LoopWorkers[GoldenQuery, QueryResult] | RayWorkers
     if ray is not None:
-        from ragauge.retrieve.ray_workers import RayWorkers
+        from ragauge.runner.ray_workers import RayWorkers
 
         workers = RayWorkers(*ray[:2], options, ray[2])
         n_workers = workers.slots

@@ -5,7 +5,7 @@ and pgvector's ``<=>`` (cosine distance) equals ``1 - dot``. The name is what a 
 retriever spec asks for, so an index and its queries are embedded the same way.
 
 - ``minilm`` (default): all-MiniLM-L6-v2, 384 dimensions, semantic, on ONNX Runtime with int8
-  weights (no torch). Provided by ``ragauge.retrieve.minilm.minilm_embedder()`` behind the ``dense``
+  weights (no torch). Provided by ``ragauge.models.minilm.minilm_embedder()`` behind the ``dense``
   extra. A table loaded by ragauge before it dropped torch holds float32-model vectors; queries
   embedded now have cosine >= 0.998 to those, so such a table still works but is not bit-identical.
 - ``hash`` (512 dimensions; ``hash-N`` for N): signed feature hashing of lowercase word unigrams,
@@ -17,7 +17,7 @@ retriever spec asks for, so an index and its queries are embedded the same way.
   (hash-256: 0.30, hash-1024: 0.47) where BM25 gets 0.69.
 - ``python:module:function``: your own ``function(texts) -> (len(texts), dim) array``, rows scaled
   to unit norm by ragauge; its identity includes a hash of its source file
-  (``ragauge.retrieve.python_models`` states the contract). Only where vectors are keyed by that
+  (``ragauge.models.python_models`` states the contract). Only where vectors are keyed by that
   identity (``dense:``, ``hybrid:``, ``rerank=``): see ``get_embedder``.
 """
 
@@ -102,7 +102,7 @@ def _minilm() -> Embedder:
     import importlib
 
     try:
-        module = importlib.import_module("ragauge.retrieve.minilm")
+        module = importlib.import_module("ragauge.models.minilm")
     except ImportError:
         module = None
     factory = getattr(module, "minilm_embedder", None)
@@ -163,7 +163,7 @@ def get_embedder(name: str, *, python: bool = False) -> Embedder:
                          "but a vector store cannot: it records the embedder's name only, not its code",
                          hint="use minilm or hash-N with a store, or dense:CORPUS?embedder=python:...")
     if key.startswith("python:"):
-        from ragauge.retrieve.python_models import PythonEmbedder
+        from ragauge.models.python_models import PythonEmbedder
 
         return PythonEmbedder(key)
     return HashEmbedder(int(key[5:])) if key.startswith("hash-") else HashEmbedder()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragauge.retrieve import minilm, minilm_graph
+from ragauge.models import minilm, minilm_graph
 from tests.retrieve.test_dense import needs_model
 
 TEXTS = json.loads((Path(__file__).parent.parent / "fixtures" / "minilm" / "reference.json")

@@ -15,10 +15,9 @@ from ragauge.data.hits import Hit
 from ragauge.errors import InputError
 from ragauge.formats.runs import read_run
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
-from ragauge.retrieve.executor import ExecutorOptions, Progress, RetrieverDown, RunAborted, run_retriever
 from ragauge.retrieve.registry import open_retriever
-
-from .servers import search_server
+from ragauge.runner.executor import ExecutorOptions, Progress, RetrieverDown, RunAborted, run_retriever
+from tests.retrieve.servers import search_server
 
 GOLDEN = GoldenSet.from_queries([
     GoldenQuery("q1", "vpn broken", {"kb-vpn": 1}, ("net",)),

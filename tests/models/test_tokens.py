@@ -1,4 +1,4 @@
-"""Token budgets counted by a named tokenizer (``ragauge.evaluation.tokens``): the counts against the
+"""Token budgets counted by a named tokenizer (``ragauge.models.tokens``): the counts against the
 tokenizer itself on the text each hit covers, the budget cut on top of them, the contract that names
 the unit, and every refusal."""
 
@@ -17,8 +17,8 @@ from ragauge.cli.main import cli
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run
 from ragauge.evaluation.options import contract_differences
-from ragauge.evaluation.tokens import open_tokenizer
 from ragauge.experiments.grid import plan_from_dict
+from ragauge.models.tokens import open_tokenizer
 
 VOCAB = ["[UNK]", "the", "printer", "jams", "paper", "tray", "certificate", "rotate", "vpn", "error"]
 
@@ -42,7 +42,7 @@ def test_counts_are_the_tokenizers_own(tokenizer_json: Path) -> None:
     assert open_tokenizer(f"hf:{tokenizer_json}").count(texts) == [6, 0, 3, 4]  # punctuation apart, unknowns count
     assert open_tokenizer(f"hf:{tokenizer_json.parent}").count(texts) == [6, 0, 3, 4]  # the folder holding it
     minilm = open_tokenizer("minilm")
-    reference = BertWordPieceTokenizer(str(Path(__file__).parents[2] / "src/ragauge/retrieve/data/minilm-vocab.txt"),
+    reference = BertWordPieceTokenizer(str(Path(__file__).parents[2] / "src/ragauge/models/data/minilm-vocab.txt"),
                                        lowercase=True)
     assert minilm.count(texts) == [len(reference.encode(t, add_special_tokens=False).ids) for t in texts]
     assert minilm.count(["word " * 600]) == [600]  # never truncated at the model's 256

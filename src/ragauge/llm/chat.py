@@ -27,10 +27,9 @@ from types import TracebackType
 from typing import Any
 
 from ragauge.core.jsonl import loads
-from ragauge.core.numbers import NON_NEGATIVE, WHOLE, check_number
+from ragauge.core.numbers import NON_NEGATIVE, TIMEOUT, WHOLE, check_number
 from ragauge.errors import InputError
 from ragauge.redact import excerpt, redact, url_secrets
-from ragauge.retrieve.base import TIMEOUT
 
 FAIL_FAST = 3
 """Stop when this many calls in a row, from the first, got no reply: the server is down or wrong."""

@@ -1,0 +1,1 @@
+"""The chat-model client that curation and attribution use (an OpenAI-compatible endpoint)."""
