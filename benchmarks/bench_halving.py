@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, action="append", default=None)
     parser.add_argument("--factor", type=int, default=3)
     args = parser.parse_args()
-    os.chdir(ROOT)  # the specs name the corpus relative to the repository, as the README's command does
+    os.chdir(ROOT)  # the specs name the corpus relative to the repository, as the command in docs/sweep.md does
     cache = args.output / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     results = []

@@ -6,7 +6,7 @@ Runs ``ragauge.sweep`` twice into the same folder: first with the folder's cache
 index built, the MiniLM passage embedding included), then again with the cache warm (every index
 loaded; every question still asked of every configuration, so latencies are measured afresh).
 Prints the wall time of each, the part of the cold one spent embedding the corpus, the load
-average around each, and the sweep's Markdown table (the README shows it). Needs the dense extra.
+average around each, and the sweep's Markdown table (docs/sweep.md shows it). Needs the dense extra.
 Run from the repository root with the Python where ragauge is installed.
 """
 
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=Path("/tmp/ragauge-bench-sweep"))
     parser.add_argument("--config", type=Path, default=ROOT / "examples/scifact/sweep.toml")
     args = parser.parse_args()
-    os.chdir(ROOT)  # the specs name the corpus relative to the repository, as the README's command does
+    os.chdir(ROOT)  # the specs name the corpus relative to the repository, as the command in docs/sweep.md does
     shutil.rmtree(args.output / "cache", ignore_errors=True)
     cold, result, cold_load = one(args.config, args.output)
     warm, again, warm_load = one(args.config, args.output)

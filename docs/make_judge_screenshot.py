@@ -1,4 +1,5 @@
-"""Remake docs/judge.png: the judging page on the bundled help-desk example, as the README describes it.
+"""Remake docs/judge.png: the judging page on the bundled help-desk example, as the docs describe it
+(docs/golden.md, docs/how-to/golden-set.md).
 
 The two bundled runs are pooled at depth 5 (``ragauge golden pool examples/helpdesk/golden.jsonl
 --run examples/helpdesk/bm25.run.jsonl --run examples/helpdesk/dense.run.jsonl --depth 5``), the

@@ -1,6 +1,7 @@
-"""Remake docs/report-helpdesk.png with the very command the README prints under it.
+"""Remake docs/report-helpdesk.png with the very command the docs print under it.
 
-The command is read from the README (the ``Made with `...` `` sentence after the screenshot), run
+The command is read from docs/reference/reports.md (the ``Made with `...` `` sentence after the
+screenshot), run
 as written (with this interpreter's ``ragauge``), and the report it writes is opened in Debian's
 Chromium through Playwright: the tag filter set to ``paraphrase`` and question hd-018 expanded.
 
@@ -19,23 +20,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE = "docs/report-helpdesk.png"
+PAGE = ROOT / "docs" / "reference" / "reports.md"
+LINK = "../report-helpdesk.png"
+"""How PAGE links to IMAGE."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def readme_command(readme: str) -> list[str]:
+def page_command(page: str) -> list[str]:
     """The command printed under the screenshot: ``Made with `ragauge ...` `` after its image line."""
-    after = readme.split(f"]({IMAGE})", 1)[1]
+    if f"]({LINK})" not in page:
+        raise SystemExit(f"{PAGE.relative_to(ROOT)}: no image linking {LINK}")
+    after = page.split(f"]({LINK})", 1)[1]
     found = re.search(r"Made with `(ragauge [^`]+)`", after)
     if found is None:
-        raise SystemExit(f"README: no 'Made with `ragauge ...`' after the image {IMAGE}")
+        raise SystemExit(f"{PAGE.relative_to(ROOT)}: no 'Made with `ragauge ...`' after the image {LINK}")
     return shlex.split(" ".join(found.group(1).split()))
 
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    args = readme_command((ROOT / "README.md").read_text(encoding="utf-8"))
+    args = page_command(PAGE.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "ragauge", *args[1:]], cwd=ROOT, check=True,
                        env={**__import__("os").environ, "RAGAUGE_CACHE": tmp})

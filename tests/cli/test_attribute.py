@@ -46,7 +46,7 @@ def test_the_example_agrees_with_the_python_call_and_its_json() -> None:
                                threshold=0.7)
     assert data["overall"]["cells"]["missed_bad"]["questions"] == list(direct.overall.cells["missed_bad"])
     assert ragauge.Attribution.from_dict(data).overall == direct.overall
-    # the figures README.md and examples/helpdesk/README.md quote
+    # the figures docs/how-to/attribution.md and examples/helpdesk/README.md quote
     paraphrase, exact = data["by_tag"]["paraphrase"]["cells"], data["by_tag"]["exact-term"]["cells"]
     assert (paraphrase["missed_bad"]["n"], data["by_tag"]["paraphrase"]["n"]) == (7, 18)
     assert set(data["overall"]["cells"]["missed_bad"]["questions"]) == set(paraphrase["missed_bad"]["questions"])
