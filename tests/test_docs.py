@@ -56,6 +56,20 @@ def test_every_retriever_scheme_is_in_the_spec_reference() -> None:
     assert set(_directives("reference/retrievers.md")) == set(ADAPTERS.values()) | extra
 
 
+def test_retriever_spec_reference_is_the_registry() -> None:
+    """The scheme table and each adapter's fields on docs/reference/retrievers.md are what
+    docs/make_reference.py writes from the adapters' ADAPTER values, and every adapter has its block."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_reference", DOCS / "make_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    page = _page("reference/retrievers.md")
+    assert module.expected(page) == page, "stale: run python docs/make_reference.py"
+    names = [a.name for a in module._adapters()]
+    assert sorted(module.keys(page)) == sorted(["schemes", *(f"spec {name}" for name in names)])
+
+
 def test_every_error_is_in_the_error_reference_with_its_exit_code() -> None:
     import inspect
     import re
