@@ -20,7 +20,7 @@ SRC = ROOT / "src" / "ragauge"
 # Lowest first. A module may import from its own layer and any layer below it, never above.
 LAYERS: list[set[str]] = [
     {"errors", "_version", "redact"},
-    {"core"},
+    {"core", "schemas"},
     {"config"},
     {"data"},
     {"formats"},
@@ -39,7 +39,9 @@ LAYERS: list[set[str]] = [
     {"curation"},
     {"history"},
     {"treceval"},
-    {"testing", "pytest_plugin", "scaffold", "cli", "__main__", "__init__"},
+    {"scaffold"},
+    {"api"},
+    {"testing", "pytest_plugin", "cli", "__main__", "__init__"},
 ]
 
 
@@ -127,7 +129,7 @@ def test_every_install_hint_names_an_extra_that_exists() -> None:
 
     extras = _extras()
     named: list[tuple[str, str]] = []
-    for path in [*SRC.rglob("*.py"), ROOT / "README.md", *ROOT.glob("docs/*.md")]:
+    for path in [*SRC.rglob("*.py"), ROOT / "README.md", *ROOT.glob("docs/**/*.md")]:
         text = path.read_text(encoding="utf-8")
         named += [(str(path.relative_to(ROOT)), m) for m in re.findall(r"ragauge\[([\w,-]+)\]", text)]
         if path.suffix == ".py":
@@ -143,8 +145,8 @@ def test_every_install_hint_names_an_extra_that_exists() -> None:
 
 @pytest.mark.parametrize("command", sorted(__import__("ragauge.cli.main", fromlist=["COMMANDS"]).COMMANDS))
 def test_every_command_is_documented_with_its_python_call(command: str) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"ragauge {command}" in readme, f"the README does not show 'ragauge {command}'"
+    cli = (ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    assert f"ragauge {command}" in cli, f"docs/reference/cli.md's synopsis does not show 'ragauge {command}'"
     python_api = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
     assert f"ragauge {command}" in python_api, f"docs/python.md has no Python equivalent of 'ragauge {command}'"
 
@@ -161,3 +163,24 @@ def test_named_errors_live_in_errors_and_are_exported() -> None:
         assert issubclass(cls, errors.RagaugeError) and isinstance(cls.exit_code, int)
     assert errors.RunInterrupted.exit_code == 130 and errors.GateFailure.exit_code == 1
     assert issubclass(errors.ContractMismatch, errors.InputError)
+
+
+def test_the_package_exports_verbs_only_from_the_api_floor() -> None:
+    """``ragauge/__init__`` re-exports functions only from ``ragauge.api``; classes (data, results,
+    options, errors) from the module that defines them."""
+    from ragauge import _EXPORTS
+
+    elsewhere = []
+    for name, module in _EXPORTS.items():
+        value = getattr(ragauge, name)
+        if not isinstance(value, type) and not module.startswith("ragauge.api."):
+            elsewhere.append(f"{name} from {module}")
+    assert elsewhere == []
+
+
+def test_every_api_module_lists_what_it_offers() -> None:
+    for info in pkgutil.iter_modules([str(SRC / "api")]):
+        module = importlib.import_module(f"ragauge.api.{info.name}")
+        assert getattr(module, "__all__", None), f"ragauge.api.{info.name} has no __all__"
+        for name in module.__all__:
+            assert callable(getattr(module, name)), f"ragauge.api.{info.name}.{name}"

@@ -18,6 +18,12 @@ from typing import TYPE_CHECKING, Any
 from ragauge._version import __version__
 
 if TYPE_CHECKING:
+    from ragauge.api.evaluate import evaluate, evaluate_run
+    from ragauge.api.gate import gate, gate_sequential, load_rules, read_baseline, update_baseline
+    from ragauge.api.golden import merge_candidates
+    from ragauge.api.index import index
+    from ragauge.api.report import render
+    from ragauge.api.run import merge_shards, run_retriever
     from ragauge.attribution.judge import JudgeOptions
     from ragauge.attribution.result import Attribution
     from ragauge.attribution.run import attribute
@@ -52,7 +58,6 @@ if TYPE_CHECKING:
         RunAborted,
         RunInterrupted,
     )
-    from ragauge.evaluation.evaluate import evaluate_run
     from ragauge.evaluation.load import read_result
     from ragauge.evaluation.options import EvalOptions
     from ragauge.evaluation.result import Evaluation, QueryScore, Returned
@@ -64,15 +69,11 @@ if TYPE_CHECKING:
     from ragauge.formats.judgements import read_judgements
     from ragauge.formats.pool import read_pool, write_pool
     from ragauge.formats.runs import as_run, read_run, write_run_jsonl
-    from ragauge.gating.baseline import Baseline, read_baseline
+    from ragauge.gating.baseline import Baseline
     from ragauge.gating.check import GateResult, RuleOutcome
-    from ragauge.gating.config import GateRules, load_rules
-    from ragauge.gating.run import gate, update_baseline
-    from ragauge.gating.sequential import gate_sequential
+    from ragauge.gating.config import GateRules
     from ragauge.history.history import History
     from ragauge.metrics.spec import MetricSpec, parse_metric
-    from ragauge.runner.live import evaluate, run_retriever
-    from ragauge.runner.shards import merge_shards
     from ragauge.scaffold import init_project
     from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
@@ -81,50 +82,51 @@ _EXPORTS: dict[str, str] = {
     "GoldenQuery": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden",
     "Hit": "ragauge.data.hits", "QueryResult": "ragauge.data.hits", "Run": "ragauge.data.run",
     # files
-    "load_golden": "ragauge.formats.golden", "write_golden": "ragauge.formats.golden",
-    "as_golden": "ragauge.formats.golden",
-    "read_run": "ragauge.formats.runs", "write_run_jsonl": "ragauge.formats.runs", "as_run": "ragauge.formats.runs",
-    "import_beir": "ragauge.formats.beir",
+    "load_golden": "ragauge.api.files", "write_golden": "ragauge.api.files",
+    "as_golden": "ragauge.api.files",
+    "read_run": "ragauge.api.files", "write_run_jsonl": "ragauge.api.files", "as_run": "ragauge.api.files",
+    "import_beir": "ragauge.api.files",
     # metrics and evaluation
-    "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.metrics.spec",
-    "evaluate_run": "ragauge.evaluation.evaluate", "EvalOptions": "ragauge.evaluation.options",
+    "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.api.evaluate",
+    "evaluate_run": "ragauge.api.evaluate", "EvalOptions": "ragauge.evaluation.options",
     "Evaluation": "ragauge.evaluation.result", "QueryScore": "ragauge.evaluation.result",
-    "Returned": "ragauge.evaluation.result", "read_result": "ragauge.evaluation.load",
-    "trec_eval": "ragauge.treceval.runner", "TrecEvalOptions": "ragauge.treceval.runner",
+    "Returned": "ragauge.evaluation.result", "read_result": "ragauge.api.report",
+    "trec_eval": "ragauge.api.tools", "TrecEvalOptions": "ragauge.treceval.runner",
     # retrievers
-    "evaluate": "ragauge.runner.live", "run_retriever": "ragauge.runner.live",
-    "merge_shards": "ragauge.runner.shards",
+    "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run",
+    "merge_shards": "ragauge.api.run", "index": "ragauge.api.index", "render": "ragauge.api.report",
     # experiments
-    "sweep": "ragauge.experiments.sweep", "read_sweep": "ragauge.experiments.sweep",
+    "sweep": "ragauge.api.sweep", "read_sweep": "ragauge.api.sweep",
     "SweepResult": "ragauge.experiments.result",
     # comparison and gate
-    "compare": "ragauge.comparison.compare", "Comparison": "ragauge.comparison.result",
+    "compare": "ragauge.api.compare", "Comparison": "ragauge.comparison.result",
     "MetricDelta": "ragauge.comparison.result",
-    "compare_sequential": "ragauge.comparison.sequential", "SequentialComparison": "ragauge.comparison.sequential",
-    "power": "ragauge.comparison.power", "PowerReport": "ragauge.comparison.power",
-    "gate": "ragauge.gating.run", "update_baseline": "ragauge.gating.run",
-    "gate_sequential": "ragauge.gating.sequential",
+    "compare_sequential": "ragauge.api.compare", "SequentialComparison": "ragauge.comparison.sequential",
+    "power": "ragauge.api.compare", "PowerReport": "ragauge.comparison.power",
+    "gate": "ragauge.api.gate", "update_baseline": "ragauge.api.gate",
+    "gate_sequential": "ragauge.api.gate",
     "GateResult": "ragauge.gating.check", "RuleOutcome": "ragauge.gating.check",
-    "GateRules": "ragauge.gating.config", "load_rules": "ragauge.gating.config",
-    "Baseline": "ragauge.gating.baseline", "read_baseline": "ragauge.gating.baseline",
+    "GateRules": "ragauge.gating.config", "load_rules": "ragauge.api.gate",
+    "Baseline": "ragauge.gating.baseline", "read_baseline": "ragauge.api.gate",
     # search or model: retrieval linked to answer verdicts
-    "attribute": "ragauge.attribution.run", "Attribution": "ragauge.attribution.result",
-    "JudgeOptions": "ragauge.attribution.judge", "read_answers": "ragauge.formats.answers",
+    "attribute": "ragauge.api.attribute", "Attribution": "ragauge.attribution.result",
+    "JudgeOptions": "ragauge.attribution.judge", "read_answers": "ragauge.api.attribute",
     "Answers": "ragauge.data.answers", "AnswerVerdict": "ragauge.data.answers",
     # the golden set's upkeep
-    "validate_golden": "ragauge.curation.validate", "ValidationReport": "ragauge.curation.validate",
-    "scrub_golden": "ragauge.curation.scrub", "ScrubOptions": "ragauge.curation.scrub",
+    "validate_golden": "ragauge.api.golden", "ValidationReport": "ragauge.curation.validate",
+    "scrub_golden": "ragauge.api.golden", "ScrubOptions": "ragauge.curation.scrub",
     "ScrubSummary": "ragauge.curation.scrub",
-    "pool_golden": "ragauge.curation.pool", "PoolResult": "ragauge.curation.pool", "Pool": "ragauge.data.pool",
-    "read_pool": "ragauge.formats.pool", "write_pool": "ragauge.formats.pool",
-    "import_golden": "ragauge.curation.importing", "ImportResult": "ragauge.curation.importing",
-    "draft_golden": "ragauge.curation.draft", "add_from_log": "ragauge.curation.grow",
+    "pool_golden": "ragauge.api.golden", "PoolResult": "ragauge.curation.pool", "Pool": "ragauge.data.pool",
+    "read_pool": "ragauge.api.files", "write_pool": "ragauge.api.files",
+    "import_golden": "ragauge.api.golden", "ImportResult": "ragauge.curation.importing",
+    "draft_golden": "ragauge.api.golden", "add_from_log": "ragauge.api.golden",
+    "merge_candidates": "ragauge.api.golden",
     "DraftOptions": "ragauge.curation.draft",
     "DraftResult": "ragauge.curation.draft",
-    "judge_pool": "ragauge.curation.judge", "merge_judgements": "ragauge.curation.judge_finish",
-    "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.curation.agreement",
-    "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.formats.judgements",
-    "History": "ragauge.history.history", "init_project": "ragauge.scaffold",
+    "judge_pool": "ragauge.api.golden", "merge_judgements": "ragauge.api.golden",
+    "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.api.golden",
+    "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.api.files",
+    "History": "ragauge.history.history", "init_project": "ragauge.api.tools",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
     "MissingExtra": "ragauge.errors", "NotComparable": "ragauge.errors", "ContractMismatch": "ragauge.errors",
@@ -147,7 +149,8 @@ __all__ = [
     "merge_shards", "parse_metric", "pool_golden", "power", "read_baseline", "read_pool", "read_result", "read_run",
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
-    "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project",
+    "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
+    "merge_candidates",
 ]
 
 

@@ -38,7 +38,7 @@ def test_ragas_against_the_corpus_it_was_generated_from_labels_documents() -> No
 
 
 def test_ragas_without_a_corpus_gets_hash_ids_that_a_retriever_over_corpus_out_finds(tmp_path: Path) -> None:
-    from ragauge.runner.live import evaluate
+    from ragauge import evaluate
 
     out, corpus = tmp_path / "golden.jsonl", tmp_path / "passages.jsonl"
     result = import_golden("ragas", FIXTURES / "ragas-testset.jsonl", out, corpus_out=corpus)

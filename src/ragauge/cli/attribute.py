@@ -8,6 +8,7 @@ import click
 
 from ragauge.cli.options import parse_ks, write_output
 from ragauge.errors import InputError
+from ragauge.reports.registry import formats
 
 
 @click.command("attribute")
@@ -30,7 +31,7 @@ from ragauge.errors import InputError
 @click.option("--judge-timeout", default=60.0, show_default=True, help="Seconds per judge call.")
 @click.option("--corpus", type=click.Path(path_type=Path),
               help="With --judge-endpoint: the corpus the run searched, for the retrieved documents' texts.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("attribution")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def attribute_command(golden: Path, run_path: Path, answers_path: Path, k: str, threshold: float | None,
                       run_format: str, fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None,

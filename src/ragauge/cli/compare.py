@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
+from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 @texts_options
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(formats("comparison")), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],

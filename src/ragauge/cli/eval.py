@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ragauge.cli.history import history_option
 from ragauge.cli.options import grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
-from ragauge.cli.run import execute, retriever_options
+from ragauge.cli.run import calling, retriever_options
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:
@@ -73,9 +73,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
     """
-    from ragauge.evaluation.evaluate import evaluate_run
-    from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import run_source
+    from ragauge.api.evaluate import evaluate
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
@@ -90,20 +88,19 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     if not record and (label is not None or history_given):
         raise InputError("--history and --label go with --record", hint="add --record to append this result")
     fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
+    scoring: dict[str, Any] = dict(metrics=metrics, k=parse_ks(ks), doc_id_sep=doc_id_sep,
+                                   doc_id_pattern=doc_id_pattern, on_error=on_error, unjudged=unjudged, corpus=corpus,
+                                   mix_synthetic=mix_synthetic, tokenizer=tokenizer, grades=grades)
     if spec is not None:
-        done = execute(golden, spec, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
-                       retries=retries, on_error=on_error, doc_id_key=doc_id_key, config_path=config_path)
-        golden_set, run, documents = done.golden, done.run, done.documents
-        corpus = corpus if corpus is not None else done.corpus  # a built-in retriever's own corpus
+        from ragauge.config import retriever_config
+
+        with calling(spec, timeout=timeout, on_error=on_error, output=save_run) as progress:
+            evaluation = evaluate(golden, spec, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                                  retries=retries, save_run=save_run, doc_id_key=doc_id_key,
+                                  config=retriever_config(config_path), progress=progress, **scoring)
     else:
-        golden_set, run = load_golden(golden), run_source(run_path, run_format)  # type: ignore[arg-type]
-        documents = None
-    evaluation = evaluate_run(
-        golden_set, run, metrics=metrics, k=parse_ks(ks), fetch=fetch if (spec or fetch_given) else None,
-        doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, on_error="skip" if on_error == "skip" else "zero",
-        known_documents=None if corpus is not None else documents, unjudged=unjudged, corpus=corpus,
-        mix_synthetic=mix_synthetic, tokenizer=tokenizer, grades=grades,
-    )
+        evaluation = evaluate(golden, run=run_path, run_format=run_format, fetch=fetch if fetch_given else None,
+                              **scoring)
     emit(evaluation, fmt, output, worst, no_color)
     if record:
         from ragauge.history.store import record_evaluation

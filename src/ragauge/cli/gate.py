@@ -9,23 +9,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
+from ragauge.reports.registry import formats
+from ragauge.retrieve.base import RetrieverOptions
+from ragauge.runner.options import ExecutorOptions
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
-
-
-EXECUTOR = ("ragauge.runner.executor", "ExecutorOptions")
-RETRIEVER = ("ragauge.retrieve.base", "RetrieverOptions")
-
-
-def _default(module: str, options: str, name: str) -> Callable[[], Any]:
-    """The default of the field ``name`` of the options class ``module.options`` (its one home),
-    read when a command runs, so ``--help`` imports nothing."""
-    def default() -> Any:
-        from importlib import import_module
-
-        return getattr(getattr(import_module(module), options)(), name)
-    return default
 
 
 def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,12 +28,12 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--config", "config_path", type=click.Path(path_type=Path),
                      help="Rules file (ragauge.toml or pyproject.toml); default: found in the working directory."),
         click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
-        click.option("--concurrency", type=int, default=_default(*EXECUTOR, "concurrency"),
-                     help="With --retriever: calls in flight at once (default: as ragauge run)."),
-        click.option("--timeout", type=float, default=_default(*RETRIEVER, "timeout"),
-                     help="With --retriever: seconds per call (default: as ragauge run)."),
-        click.option("--retries", type=int, default=_default(*EXECUTOR, "retries"),
-                     help="With --retriever: extra attempts for transient failures (default: as ragauge run)."),
+        click.option("--concurrency", type=int, default=ExecutorOptions.concurrency, show_default=True,
+                     help="With --retriever: calls in flight at once."),
+        click.option("--timeout", type=float, default=RetrieverOptions.timeout, show_default=True,
+                     help="With --retriever: seconds per call."),
+        click.option("--retries", type=int, default=ExecutorOptions.retries, show_default=True,
+                     help="With --retriever: extra attempts for transient failures."),
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),
@@ -55,27 +44,30 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Path | None,
-          fetch: int | None, concurrency: int, timeout: float, retries: int) -> tuple[Any, Any, Any, int | None]:
-    """Golden set, run (read, or produced by calling the retriever), rules, and the fetch depth
-    the evaluation applies."""
+def _checked(run_path: Path | None, spec: str | None, config_path: Path | None) -> Any:
+    """The rules of --config (or the config found here; None: the rules the baseline recorded),
+    after checking exactly one of --run and --retriever is given."""
     from ragauge.config import find_config
     from ragauge.errors import InputError
-    from ragauge.formats.golden import load_golden
-    from ragauge.formats.runs import run_source
     from ragauge.gating.config import rules_in
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
-    rules = rules_in(config_path or find_config())  # None: the rules the baseline recorded
-    if spec is None:
-        return load_golden(golden), run_source(run_path), rules, fetch  # type: ignore[arg-type]
-    from ragauge.cli.run import execute
+    return rules_in(config_path or find_config())
 
-    depth = fetch or 20
-    done = execute(golden, spec, None, fetch=depth, concurrency=concurrency, timeout=timeout, retries=retries,
-                   on_error="zero", doc_id_key=None, config_path=config_path)
-    return done.golden, done.run, rules, depth
+
+def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
+          config_path: Path | None, concurrency: int, timeout: float, retries: int, **options: Any) -> Any:
+    """``verb`` (``ragauge.gate`` or ``ragauge.update_baseline``) over the run file, or over the
+    retriever's answers with a progress line and the notes of ``ragauge run``."""
+    if spec is None:
+        return verb(golden, run_path, baseline_path, **options)
+    from ragauge.cli.run import calling
+    from ragauge.config import retriever_config
+
+    with calling(spec, timeout=timeout) as progress:
+        return verb(golden, None, baseline_path, retriever=spec, concurrency=concurrency, timeout=timeout,
+                    retries=retries, config=retriever_config(config_path), progress=progress, **options)
 
 
 @click.command("gate")
@@ -85,7 +77,7 @@ def _load(golden: Path, run_path: Path | None, spec: str | None, config_path: Pa
                    "rule is decided (anytime-valid tests; needs fail_if significant, drop_and_significant or "
                    "not_shown_no_worse, and no tag floors).")
 @click.option("--seed", default=0, show_default=True, help="The question order of a --sequential gate.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "junit"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(formats("gate")), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
@@ -103,14 +95,13 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     Example:
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
     """
+    from ragauge.api.gate import gate, gate_sequential
     from ragauge.errors import GateFailure, InputError
-    from ragauge.gating.run import gate
     from ragauge.reports.gate import render_gate
 
     if sequential:
         from ragauge.config import find_config, retriever_config
         from ragauge.gating.config import rules_in
-        from ragauge.gating.sequential import gate_sequential
 
         if spec is None or run_path is not None:
             raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
@@ -127,10 +118,11 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     else:
         from ragauge.config import eval_grades
 
-        g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
-        result = gate(g, r, baseline_path, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
-                      doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
-                      grades=grades if grades is not None else eval_grades(config_path))
+        rules = _checked(run_path, spec, config_path)
+        result = _call(gate, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
+                       rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
+                       unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
+                       grades=grades if grades is not None else eval_grades(config_path))
     write_output(render_gate(result, fmt), output)
     if not result.passed:
         broken = "; ".join(o.rule for o in result.failures[:3])
@@ -167,17 +159,18 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     Example:
       ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "BM25 -> hybrid"
     """
+    from ragauge.api.gate import update_baseline
     from ragauge.gating.baseline import history_path
-    from ragauge.gating.run import update_baseline
 
-    g, r, rules, fetch = _load(golden, run_path, spec, config_path, fetch, concurrency, timeout, retries)
+    rules = _checked(run_path, spec, config_path)
     if grades is None:
         from ragauge.config import eval_grades
 
         grades = eval_grades(config_path)
-    record = update_baseline(g, r, baseline_path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch,
-                             doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus,
-                             tokenizer=tokenizer, grades=grades)
+    record = _call(update_baseline, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
+                   reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
+                   doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
+                   grades=grades)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",

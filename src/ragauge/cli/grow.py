@@ -73,9 +73,8 @@ def merge_command(golden: Path, candidates: Path, output: Path) -> None:
     Example:
       ragauge golden merge golden.jsonl candidates.jsonl -o golden.jsonl
     """
-    from ragauge.curation.merge import merge_text
+    from ragauge.api.golden import merge_candidates
 
-    text, report = merge_text(golden, candidates)
-    write_output(text, output)
+    report = merge_candidates(golden, candidates, output)
     click.echo(f"merged {report.merged} candidate(s) into {report.golden} question(s)"
                f"{f', dropped {report.rejected} rejected' if report.rejected else ''}; wrote {output}", err=True)

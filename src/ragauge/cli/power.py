@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ragauge.cli.options import parse_ks, texts_options, write_output
+from ragauge.reports.registry import formats
 
 
 @click.command("power")
@@ -24,7 +25,7 @@ from ragauge.cli.options import parse_ks, texts_options, write_output
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @texts_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("power")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | None, effect: float | None,
                   alpha: float, target_power: float, correlation: float, fetch: int | None, doc_id_sep: str | None,

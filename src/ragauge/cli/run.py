@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ragauge.retrieve.base import RetrieverOptions
+from ragauge.runner.options import ON_ERROR, ExecutorOptions
+
 
 def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that calls a retriever."""
     for option in reversed([
-        click.option("--fetch", type=int, default=20, show_default=True, help="Hits to ask the retriever for."),
-        click.option("--concurrency", type=int, default=8, show_default=True, help="Calls in flight at once."),
-        click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per call."),
-        click.option("--retries", type=int, default=3, show_default=True,
+        click.option("--fetch", type=int, default=ExecutorOptions.fetch, show_default=True,
+                     help="Hits to ask the retriever for."),
+        click.option("--concurrency", type=int, default=ExecutorOptions.concurrency, show_default=True,
+                     help="Calls in flight at once."),
+        click.option("--timeout", type=float, default=RetrieverOptions.timeout, show_default=True,
+                     help="Seconds per call."),
+        click.option("--retries", type=int, default=ExecutorOptions.retries, show_default=True,
                      help="Extra attempts for transient failures (exponential backoff with jitter)."),
-        click.option("--on-error", type=click.Choice(["zero", "skip", "fail"]), default="zero", show_default=True,
+        click.option("--on-error", type=click.Choice(ON_ERROR), default=ExecutorOptions.on_error, show_default=True,
                      help="A question that still fails: scores 0, is left out of the means, or stops the run."),
         click.option("--doc-id-key", help="Metadata key holding the document id in LangChain / LlamaIndex / Haystack "
                                           "objects ('id': the object's own id; default: doc_id, then each "
@@ -29,34 +36,43 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
-            retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
-    """``ragauge.runner.live.retrieve_all`` with a progress line on a terminal and the CLI's notes:
-    abandoned calls, failed questions, and exit 130 on Ctrl-C. Returns the Retrieval."""
-    from ragauge.config import retriever_config
+@contextmanager
+def calling(spec: str, *, timeout: float, on_error: str = "zero", output: Path | None = None) -> Iterator[Any]:
+    """Around a library call that calls the retriever: yields the ``Progress`` to pass it (a progress
+    line on a terminal), exits 130 on Ctrl-C, and afterwards says what the run left behind:
+    abandoned calls, failed questions."""
     from ragauge.errors import RunInterrupted
     from ragauge.redact import redact
     from ragauge.runner.executor import Progress, terminal_progress
-    from ragauge.runner.live import retrieve_all
 
     progress = Progress(on_result=terminal_progress(redact(spec).split("?")[0]))
     try:
-        done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
-                            retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                            config=retriever_config(config_path), progress=progress, shard=shard, ray=ray,
-                            prepare_run=prepare_run)
+        yield progress
     except RunInterrupted as stop:
         click.echo(f"\n{stop}", err=True)
         raise SystemExit(130) from None
-    if done.abandoned:
-        click.echo(f"note: {done.abandoned} call(s) overran --timeout {timeout:g} s and were abandoned (Python cannot "
-                   "stop a running function; they end with the process)", err=True)
+    if progress.abandoned:
+        click.echo(f"note: {progress.abandoned} call(s) overran --timeout {timeout:g} s and were abandoned (Python "
+                   "cannot stop a running function; they end with the process)", err=True)
     if progress.errors:
         where = f"; see 'error' in {output}" if output is not None else ""
         click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
                                f"({'left out' if on_error == 'skip' else 'scored 0'}){where}",
                                fg="yellow"), err=True)
+
+
+def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
+            retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
+            resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
+    """``ragauge.runner.live.retrieve_all`` inside :func:`calling`. Returns the Retrieval."""
+    from ragauge.config import retriever_config
+    from ragauge.runner.live import retrieve_all
+
+    with calling(spec, timeout=timeout, on_error=on_error, output=output) as progress:
+        done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
+                            retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
+                            config=retriever_config(config_path), progress=progress, shard=shard, ray=ray,
+                            prepare_run=prepare_run)
     return done
 
 

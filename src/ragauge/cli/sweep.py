@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ragauge.cli.options import write_output
+from ragauge.reports.registry import formats
 
 
 def stage_progress() -> Callable[[str, int, int, str], None] | None:
@@ -52,7 +53,7 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
                                         "survivors confirmed on all of them (see docs/sweep.md).")
 @click.option("--factor", type=int, help="With --budget: keep the best 1/FACTOR of the configurations each round "
                                          "[default: 3].")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(formats("sweep")), default="text",
               show_default=True)
 @click.option("--report", type=click.Path(path_type=Path), help="Write the report here instead of stdout. The HTML "
               "page links each configuration to its eval report in DIR/reports/, relative to this file (to the "

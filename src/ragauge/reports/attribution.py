@@ -28,11 +28,11 @@ from ragauge.attribution.result import (
 )
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
-from ragauge.errors import InputError
+from ragauge.reports.registry import formats
 from ragauge.reports.table import text_table
 from ragauge.reports.views import SMALL_TAG
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = formats("attribution")
 SHOWN = 30
 """Question ids listed per cell in text and Markdown (JSON lists every one)."""
 WIDTH = 100
@@ -195,11 +195,7 @@ def render_attribution_json(a: Attribution) -> str:
 
 
 def render_attribution(a: Attribution, fmt: str) -> str:
-    """Render ``a`` as ``fmt`` (one of FORMATS)."""
-    if fmt == "json":
-        return render_attribution_json(a)
-    if fmt == "markdown":
-        return render_attribution_markdown(a)
-    if fmt == "text":
-        return render_attribution_text(a)
-    raise InputError(f"unknown report format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    """``a`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
+
+    return render("attribution", a, fmt)

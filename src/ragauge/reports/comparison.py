@@ -12,7 +12,6 @@ from typing import Any
 
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
-from ragauge.core.jsonl import dumps
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
 from ragauge.reports.table import mde_text, text_table
 
@@ -187,10 +186,7 @@ def render_comparison_html(c: Comparison) -> str:
 
 
 def render_comparison(c: Comparison, fmt: str) -> str:
-    if fmt == "html":
-        return render_comparison_html(c)
-    if fmt == "json":
-        return dumps(c.to_dict(), indent=2) + "\n"
-    if fmt == "markdown":
-        return render_comparison_markdown(c)
-    return render_comparison_text(c)
+    """``c`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
+
+    return render("comparison", c, fmt)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ragauge.core import escape
-from ragauge.core.jsonl import dumps
 from ragauge.gating.check import GateResult, RuleOutcome
 from ragauge.reports.table import mde_text
 
@@ -92,13 +91,10 @@ def render_gate_junit(result: GateResult) -> str:
 
 
 def render_gate(result: GateResult, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(result.to_dict(), indent=2) + "\n"
-    if fmt == "markdown":
-        return render_gate_markdown(result)
-    if fmt == "junit":
-        return render_gate_junit(result)
-    return render_gate_text(result)
+    """``result`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
+
+    return render("gate", result, fmt)
 
 
 __all__ = ["RuleOutcome", "render_gate"]

@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 from ragauge.comparison.power import MetricPower, PowerReport
 from ragauge.core import escape
-from ragauge.core.jsonl import dumps
 from ragauge.reports.table import mde_text, text_table
 
 
@@ -75,8 +74,7 @@ def render_power_markdown(report: PowerReport) -> str:
 
 
 def render_power(report: PowerReport, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(report.to_dict(), indent=2) + "\n"
-    if fmt == "markdown":
-        return render_power_markdown(report)
-    return render_power_text(report)
+    """``report`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
+
+    return render("power", report, fmt)

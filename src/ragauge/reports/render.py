@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
+from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:  # not at import time: ``ragauge --help`` reads FORMATS from here
     from ragauge.evaluation.result import Evaluation
 
-FORMATS = ("text", "json", "markdown", "html", "junit")
+FORMATS = formats("evaluation")
 OPTIONS = {"worst", "color", "width"}
 
 
@@ -27,27 +28,10 @@ def render(evaluation: Evaluation, fmt: str, **options: Any) -> str:
       ``width`` (int or None, default None): fit the text report to this many columns.
     """
     worst = _worst(options)
-    if fmt == "text":
-        from ragauge.reports.text import render_text
+    from ragauge.reports.registry import render as render_kind
 
-        return render_text(evaluation, worst, color=bool(options.get("color", False)), width=options.get("width"))
-    if fmt == "json":
-        from ragauge.reports.json import render_json
-
-        return render_json(evaluation)
-    if fmt == "markdown":
-        from ragauge.reports.markdown import render_markdown
-
-        return render_markdown(evaluation, worst)
-    if fmt == "html":
-        from ragauge.reports.html import render_html
-
-        return render_html(evaluation)
-    if fmt == "junit":
-        from ragauge.reports.junit import render_junit
-
-        return render_junit(evaluation)
-    raise InputError(f"unknown report format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    return render_kind("evaluation", evaluation, fmt, worst=worst, color=bool(options.get("color", False)),
+                       width=options.get("width"))
 
 
 def render_parts(evaluation: Evaluation, fmt: str, **options: Any) -> Iterator[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ragauge.comparison.sequential import METHOD, SequentialComparison
 from ragauge.core import escape
-from ragauge.core.jsonl import dumps
 
 
 def _lines(c: SequentialComparison) -> list[tuple[str, str]]:
@@ -22,13 +21,20 @@ def _lines(c: SequentialComparison) -> list[tuple[str, str]]:
     ]
 
 
-def render_sequential(c: SequentialComparison, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(c.to_dict(), indent=2) + "\n"
-    if fmt == "markdown":
-        md = escape.markdown
-        rows = [f"| {md(k)} | {md(v)} |" for k, v in _lines(c)]
-        return "\n".join(["### ragauge sequential comparison", "", "| | |", "|---|---|", *rows]) + "\n"
+def render_sequential_markdown(c: SequentialComparison) -> str:
+    md = escape.markdown
+    rows = [f"| {md(k)} | {md(v)} |" for k, v in _lines(c)]
+    return "\n".join(["### ragauge sequential comparison", "", "| | |", "|---|---|", *rows]) + "\n"
+
+
+def render_sequential_text(c: SequentialComparison) -> str:
     t = escape.terminal
     width = max(len(k) for k, _ in _lines(c))
     return "\n".join(f"{t(k).ljust(width)}  {t(v)}" for k, v in _lines(c)) + "\n"
+
+
+def render_sequential(c: SequentialComparison, fmt: str) -> str:
+    """``c`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
+
+    return render("sequential", c, fmt)

@@ -15,9 +15,10 @@ from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.experiments.analysis import significant
 from ragauge.experiments.result import ConfigRow, SweepResult
+from ragauge.reports.registry import formats
 from ragauge.reports.views import budget_text
 
-FORMATS = ("text", "json", "markdown", "html")
+FORMATS = formats("sweep")
 
 
 def _num(x: float | None, digits: int = 3) -> str:
@@ -204,20 +205,10 @@ def render_json(r: SweepResult) -> str:
 
 
 def render_sweep(r: SweepResult, fmt: str) -> str:
-    """``r`` as ``fmt``: one of FORMATS."""
-    if fmt == "json":
-        return render_json(r)
-    if fmt == "markdown":
-        return render_markdown(r)
-    if fmt == "html":
-        from ragauge.reports.sweep_html import render_html
+    """``r`` as ``fmt`` (``reports.registry``)."""
+    from ragauge.reports.registry import render
 
-        return render_html(r)
-    if fmt == "text":
-        return render_text(r)
-    from ragauge.errors import InputError
-
-    raise InputError(f"unknown sweep report format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    return render("sweep", r, fmt)
 
 
 def frontier_points(r: SweepResult) -> list[dict[str, Any]]:

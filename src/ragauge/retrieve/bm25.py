@@ -25,6 +25,7 @@ from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import POSITIVE, UNIT, WHOLE
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
+from ragauge.retrieve.adapter import Adapter, Option
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -196,3 +197,17 @@ def open(spec: str, options: RetrieverOptions, *, cache: Path | None = None) -> 
     """Open ``bm25:PATH[?options]``; ``cache`` is the cache folder (default: ``core.cache.cache_dir()``)."""
     path, settings = settings_of(spec, options)
     return BM25Retriever(spec, path, settings, cache=cache)
+
+
+ADAPTER = Adapter(
+    "bm25", ("bm25",), open,
+    "the built-in BM25 (bm25s, English stemming and stop words, title + text) over a JSONL or BEIR corpus or a folder "
+    "of .md/.txt/.html files; the index is cached under $RAGAUGE_CACHE, keyed by corpus content and settings",
+    "bm25:examples/scifact/corpus.jsonl.gz",
+    options=(Option("k1", "term-frequency saturation", "1.5"), Option("b", "length normalisation", "0.75"),
+             Option("chunk_size", "words or characters per chunk; 0: whole documents", "0"),
+             Option("chunk_overlap", "overlap between consecutive chunks", "0"),
+             Option("chunk_unit", "what chunk_size counts", "words", ("words", "chars")),
+             Option("rerank", "reorder the top rerank_depth: minilm, bi-encoder:EMBEDDER, cross-encoder:DIR or "
+                              "python:module:function"),
+             Option("rerank_depth", "how many first-stage hits are reordered", "100")))

@@ -18,6 +18,7 @@ from ragauge.core.jsonl import loads
 from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
 from ragauge.redact import find_secrets, redact
+from ragauge.retrieve.adapter import Adapter
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -70,3 +71,10 @@ def open(spec: str, options: RetrieverOptions) -> CommandRetriever:  # noqa: A00
     if not argv:
         raise InputError("cmd: needs a command", hint="e.g. --retriever 'cmd:python search.py'")
     return CommandRetriever(spec, argv, options)
+
+
+ADAPTER = Adapter(
+    "cmd", ("cmd",), open,
+    "runs COMMAND per question with the question on stdin (and in RAGAUGE_QUERY, the depth in RAGAUGE_K); it prints "
+    "JSON hits",
+    "cmd:python search.py")

@@ -40,6 +40,7 @@ from ragauge.models.minilm import (
     normalize,
 )
 from ragauge.models.minilm_graph import COMPUTE
+from ragauge.retrieve.adapter import Adapter, Option
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.corpus import (
     Chunking,
@@ -241,3 +242,16 @@ def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Pat
     settings = _settings(given, spec)
     Chunking.of(settings)
     return path, settings
+
+
+ADAPTER = Adapter(
+    "dense", ("dense",), open,
+    "the built-in dense retriever: all-MiniLM-L6-v2 on ONNX Runtime on the CPU (or a hash or python: embedder), "
+    "exact cosine over all passages, embeddings cached like the BM25 index",
+    "dense:examples/scifact/corpus.jsonl.gz", extra="dense",
+    options=(Option("embedder", "minilm, hash, hash-N or python:module:function", "minilm"),
+             Option("compute", "float32 (the published vectors) or int8", "float32", ("float32", "int8")),
+             Option("title", "embed the title with the text (1) or the text alone (0)", "1"),
+             Option("chunk_size", "words or characters per chunk; 0: whole documents", "0"),
+             Option("chunk_overlap", "overlap between consecutive chunks", "0"),
+             Option("chunk_unit", "what chunk_size counts", "words", ("words", "chars"))))

@@ -28,6 +28,7 @@ from ragauge.core.jsonl import loads
 from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError
 from ragauge.redact import SECRET_NAME, excerpt, redact, url_secrets
+from ragauge.retrieve.adapter import Adapter
 from ragauge.retrieve.base import (
     Retrieved,
     RetrieverBase,
@@ -279,3 +280,11 @@ def _http_config(config: Mapping[str, Any]) -> dict[str, Any]:
     if out.get("method", "POST").upper() not in ("GET", "POST", "PUT"):
         raise InputError(f"[retriever.http] method must be GET, POST or PUT, got {out['method']!r}")
     return out
+
+
+ADAPTER = Adapter(
+    "http", ("http", "https"), open,
+    'POST {"query": ..., "k": n} to the URL, reading {"hits": [...]} or a bare list; method, headers (${VAR} from '
+    "the environment, never written to run files), body template and the hits' JSON path in a [retriever.http] "
+    "table of ragauge.toml",
+    "https://search.internal/api/search")

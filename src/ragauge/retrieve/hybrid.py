@@ -31,6 +31,7 @@ from urllib.parse import urlencode
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, UNIT, check_number
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError
+from ragauge.retrieve.adapter import Adapter, Option
 from ragauge.retrieve.base import Retrieved, Retriever, RetrieverOptions, spec_number
 from ragauge.retrieve.corpus import corpus_spec
 
@@ -233,3 +234,14 @@ def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
         bm25.close()
         raise
     return HybridRetriever(spec, path, own, bm25, dense)
+
+
+ADAPTER = Adapter(
+    "hybrid", ("hybrid",), open,
+    "bm25: and dense: fused at the document level (best chunk kept) by reciprocal rank fusion, or by a weighted sum "
+    "of min-max normalised scores",
+    "hybrid:examples/scifact/corpus.jsonl.gz", extra="dense",
+    options=(Option("fusion", "rrf or weighted", "rrf", ("rrf", "weighted")),
+             Option("rrf_k", "the constant of reciprocal rank fusion", "60"),
+             Option("weight", "with fusion=weighted: the dense side's share", "0.5"),
+             Option("depth", "hits taken from each side before fusing", "100")))

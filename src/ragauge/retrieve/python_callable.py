@@ -22,6 +22,7 @@ from ragauge.core.deadline import Deadline
 from ragauge.core.objects import is_factory, load_object, where_in
 from ragauge.data.coerce import coerce_hits
 from ragauge.errors import InputError, RagaugeError
+from ragauge.retrieve.adapter import Adapter
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
 
 
@@ -107,3 +108,10 @@ def _build(factory: Callable[..., Any], target: str) -> Any:
 
 def open(spec: str, options: RetrieverOptions) -> RetrieverBase:  # noqa: A001 - the adapter entry point
     return adapt(spec, load_object(spec.partition(":")[2]), options)
+
+
+ADAPTER = Adapter(
+    "python", ("python",), open,
+    "your function fn(query, n) (sync or async) returning doc ids, (doc_id, score) pairs or dicts; or a LangChain, "
+    "LlamaIndex or Haystack retriever, vector store, index or pipeline, or a function of no arguments returning one",
+    "python:app.rag:search", extra=None)

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from ragauge._version import __version__
 from ragauge.core.files import Appender, atomic_write, atomic_writer, is_stream
 from ragauge.core.jsonl import dumps
-from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.hits import QueryResult
 from ragauge.errors import InputError, RagaugeError
@@ -30,42 +29,15 @@ from ragauge.errors import RunInterrupted as RunInterrupted
 from ragauge.formats.run_lines import jsonl_answers, run_line
 from ragauge.redact import redact
 from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
+from ragauge.runner.options import GRACE as GRACE
+from ragauge.runner.options import ON_ERROR as ON_ERROR
+from ragauge.runner.options import ExecutorOptions as ExecutorOptions
 from ragauge.runner.resume import check_resumable, identity
 from ragauge.runner.workers import LoopWorkers, Workers
 
 if TYPE_CHECKING:
     from ragauge.data.run import Run
     from ragauge.runner.ray_workers import RaySetup, RayWorkers
-
-ON_ERROR = ("zero", "skip", "fail")
-GRACE = 2.0
-"""Seconds the first Ctrl-C waits for calls in flight, so their answers are kept."""
-
-
-@dataclass(frozen=True)
-class ExecutorOptions:
-    """``fetch`` hits per call; ``concurrency`` calls in flight; ``retries`` extra attempts for
-    transient failures with exponential backoff (``backoff`` seconds, doubled each time, with
-    full jitter, capped at ``max_backoff``); ``grace`` seconds the first Ctrl-C waits for calls
-    in flight. Each number is checked here (InputError with the allowed range)."""
-
-    fetch: int = 20
-    concurrency: int = 8
-    retries: int = 3
-    backoff: float = 0.5
-    max_backoff: float = 10.0
-    on_error: str = "zero"
-    seed: int | None = None
-    grace: float = GRACE
-
-    def __post_init__(self) -> None:
-        for name, allowed, what in (("fetch", COUNT, "--fetch"), ("concurrency", COUNT, "--concurrency"),
-                                    ("retries", WHOLE, "--retries"), ("backoff", NON_NEGATIVE, "backoff"),
-                                    ("max_backoff", NON_NEGATIVE, "max_backoff"), ("grace", NON_NEGATIVE, "grace")):
-            object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
-        if self.on_error not in ON_ERROR:
-            raise InputError(f"--on-error must be one of {', '.join(ON_ERROR)}")
-
 
 @dataclass
 class Progress:
@@ -76,6 +48,8 @@ class Progress:
     errors: int = 0
     retried: int = 0
     resumed: int = 0
+    abandoned: int = 0
+    """Calls that overran the timeout and were left running (``python:`` callables), set when the run ends."""
     on_result: Callable[[Progress], None] | None = field(default=None, repr=False)
 
 

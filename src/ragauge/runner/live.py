@@ -1,11 +1,12 @@
-"""Call a retriever over a golden set, and score it: the library calls behind ``ragauge run`` and
-``ragauge eval --retriever``. One executor serves both (concurrency, timeouts, retries with backoff,
-resume, Ctrl-C handling), so a notebook and the CLI measure the same thing."""
+"""Call a retriever over a golden set: the library call behind ``ragauge run`` and every command
+that calls a retriever (``eval``, ``gate``, ``compare``, ``sweep``). One executor serves them all
+(concurrency, timeouts, retries with backoff, resume, Ctrl-C handling), so a notebook and the CLI
+measure the same thing."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,11 +18,8 @@ from ragauge.retrieve.base import Retriever, RetrieverOptions
 from ragauge.runner.executor import Answered, ExecutorOptions, Progress, answer_all
 from ragauge.runner.ray_workers import RaySetup
 
-if TYPE_CHECKING:  # evaluate() imports them when called: ragauge run never scores
+if TYPE_CHECKING:
     from ragauge.data.run import Run
-    from ragauge.evaluation.result import Evaluation
-    from ragauge.metrics.judged import Unjudged
-    from ragauge.metrics.spec import MetricSpec
 
 
 @dataclass(frozen=True)
@@ -74,8 +72,9 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
                      f"{type(retriever).__name__}", hint="e.g. retriever='bm25:corpus.jsonl' or retriever=my_search")
 
 
-def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
-                 concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
+def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int | None = None,
+                 concurrency: int | None = None, timeout: float | None = None, retries: int | None = None,
+                 on_error: str = "zero",
                  resume: bool = False, doc_id_key: str | None = None, config: Mapping[str, Any] | None = None,
                  progress: Progress | None = None, shard: str | Shard | None = None,
                  ray: RaySetup | None = None, prepare_run: bool = True) -> Retrieval:
@@ -84,7 +83,9 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     ``shard`` ("I/N"), only that shard's questions (``data.shard``). With ``ray`` (a
     ``RaySetup``), the calls run on Ray actors, each opening the retriever from its spec (so the
     retriever must be a spec string). ``prepare_run=False``: the caller will not read
-    ``Retrieval.run`` (see ``executor.answer_all``)."""
+    ``Retrieval.run`` (see ``executor.answer_all``). A number left None takes its default from
+    ``ExecutorOptions`` (fetch, concurrency, retries) or ``RetrieverOptions`` (timeout), their one
+    home. ``progress`` is updated as answers come, and its ``abandoned`` when the run ends."""
     if output is not None and isinstance(golden, (str, Path)):
         from ragauge.core.files import check_not_an_input
 
@@ -95,8 +96,10 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
         part = shard if isinstance(shard, Shard) else parse_shard(shard)
         whole, golden_set = golden_set, part.select(golden_set)
         described = part.describe(whole, golden_set)
-    options = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries, on_error=on_error)
-    retriever_options = RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=dict(config or {}))
+    options = executor_options(fetch, concurrency, retries, on_error)
+    retriever_options = RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}))
+    if timeout is not None:
+        retriever_options = RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=dict(config or {}))
     if ray is not None and not isinstance(retriever, str):
         from ragauge.errors import InputError
 
@@ -113,7 +116,17 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     finally:
         if opened:
             adapter.close()
-    return Retrieval(golden_set, answered, documents, int(getattr(adapter, "abandoned", 0)), corpus)
+    abandoned = int(getattr(adapter, "abandoned", 0))
+    if progress is not None:
+        progress.abandoned = abandoned
+    return Retrieval(golden_set, answered, documents, abandoned, corpus)
+
+
+def executor_options(fetch: int | None = None, concurrency: int | None = None, retries: int | None = None,
+                     on_error: str = "zero") -> ExecutorOptions:
+    """``ExecutorOptions`` with the numbers given, the class's defaults for those left None."""
+    given = {"fetch": fetch, "concurrency": concurrency, "retries": retries}
+    return ExecutorOptions(on_error=on_error, **{name: value for name, value in given.items() if value is not None})
 
 
 def _local_corpus(adapter: Retriever) -> str | None:
@@ -125,11 +138,12 @@ def _local_corpus(adapter: Retriever) -> str | None:
     return named if isinstance(named, str) and Path(named).exists() else None
 
 
-def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int = 20,
-                  concurrency: int = 8, timeout: float = 30.0, retries: int = 3, on_error: str = "zero",
+def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None, *, fetch: int | None = None,
+                  concurrency: int | None = None, timeout: float | None = None, retries: int | None = None,
+                  on_error: str = "zero",
                   resume: bool = False, doc_id_key: str | None = None,
                   config: Mapping[str, Any] | None = None, shard: str | Shard | None = None,
-                  ray: RaySetup | None = None) -> Run:
+                  ray: RaySetup | None = None, progress: Progress | None = None) -> Run:
     """Ask ``retriever`` (a spec string, a function ``fn(query, n)`` or an adapter) for ``fetch``
     hits per question of ``golden`` (a GoldenSet, a file or question dicts) and return the run.
 
@@ -145,31 +159,4 @@ def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None,
     InputError when every call failed."""
     return retrieve_all(golden, retriever, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                         retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
-                        config=config, shard=shard, ray=ray).run
-
-
-def evaluate(golden: Any, retriever: Any, *, k: int | Sequence[int] = 5,
-             metrics: Sequence[str | MetricSpec] | str | None = None, fetch: int = 20, concurrency: int = 8,
-             timeout: float = 30.0, retries: int = 3, on_error: str = "zero", save_run: str | Path | None = None,
-             resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,
-             doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
-             unjudged: Unjudged = "non-relevant",
-             corpus: str | Path | Mapping[str, str] | None = None, mix_synthetic: bool = False,
-             grades: str | Mapping[float, float] | None = None) -> Evaluation:
-    """Call ``retriever`` for every question (as :func:`run_retriever`, keeping the run in
-    ``save_run`` when given) and score the answers (as ``evaluate_run``). Failed questions score 0
-    (``on_error="zero"``) or are left out of the means (``"skip"``); when the adapter lists its
-    documents, relevant ids missing from the index are reported as stale labels, not misses;
-    ``unjudged`` and ``mix_synthetic`` as in ``evaluate_run``. ``corpus`` (a file, folder or
-    ``{doc_id: text}``) adds the text-based failure patterns, and its ids are the index's documents;
-    by default it is the corpus a built-in retriever indexed."""
-    done = retrieve_all(golden, retriever, save_run, fetch=fetch, concurrency=concurrency, timeout=timeout,
-                        retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config)
-    from ragauge.evaluation.evaluate import score_run
-    from ragauge.evaluation.options import EvalOptions
-
-    corpus = corpus if corpus is not None else done.corpus
-    options = EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, "skip" if on_error == "skip" else "zero",
-                          None if corpus is not None else done.documents, unjudged, corpus, mix_synthetic,
-                          grades=grades)
-    return score_run(done.golden, done.run, options)
+                        config=config, shard=shard, ray=ray, progress=progress).run

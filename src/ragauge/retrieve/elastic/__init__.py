@@ -27,6 +27,7 @@ replayed by a local server in the tests), not a live cluster.
 
 from __future__ import annotations
 
+from ragauge.retrieve.adapter import Adapter, Option
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.elastic.engine import ElasticRetriever
 from ragauge.retrieve.elastic.target import Target, parse_target
@@ -37,3 +38,15 @@ __all__ = ["ElasticRetriever", "Target", "open", "parse_target"]
 def open(spec: str, options: RetrieverOptions) -> ElasticRetriever:  # noqa: A001
     """The retriever for ``spec`` (see the module docstring); opening checks the index and fields."""
     return ElasticRetriever(parse_target(spec, options), options)
+
+
+ADAPTER = Adapter(
+    "elasticsearch", ("elasticsearch", "opensearch"), open,
+    "an Elasticsearch or OpenSearch index over its REST API (no client library): a match query, a kNN search (the "
+    "question embedded by ragauge's embedder or the cluster's model_id) or both fused; credentials only from "
+    "ELASTIC_API_KEY, ELASTIC_USERNAME/ELASTIC_PASSWORD or OPENSEARCH_USERNAME/OPENSEARCH_PASSWORD",
+    "elasticsearch:https://localhost:9200/docs?mode=bm25",
+    options=(Option("mode", "bm25, knn or hybrid", "bm25", ("bm25", "knn", "hybrid")),
+             Option("text_field", "the text field", "text"), Option("vector_field", "the vector field", "embedding"),
+             Option("doc_id", "the document id field", "_id"), Option("embedder", "how ragauge embeds the question"),
+             Option("model_id", "the cluster's model embeds the question")))

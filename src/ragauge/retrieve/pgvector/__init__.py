@@ -18,17 +18,44 @@ used to connect and never shown: ``spec`` and ``describe()`` hold the DSN withou
 
 from __future__ import annotations
 
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.pgvector.connection import classify, connect
-from ragauge.retrieve.pgvector.load import LoadResult, load_table
+from ragauge.retrieve.pgvector.load import LoadResult, load_pgvector, load_table
 from ragauge.retrieve.pgvector.search import PgvectorRetriever
 from ragauge.retrieve.pgvector.table import TableInfo, inspect_table, vector_literal
 from ragauge.retrieve.pgvector.target import Target, parse_target
 
 __all__ = ["LoadResult", "PgvectorRetriever", "TableInfo", "Target", "classify", "connect", "inspect_table",
-           "load_table", "open", "parse_target", "vector_literal"]
+           "load_pgvector", "load_table", "open", "parse_target", "vector_literal"]
 
 
 def open(spec: str, options: RetrieverOptions) -> PgvectorRetriever:  # noqa: A001
     """The retriever for ``spec`` (see the module docstring)."""
     return PgvectorRetriever(parse_target(spec, options), options)
+
+
+ADAPTER = Adapter(
+    "pgvector", ("pgvector",), open,
+    "nearest neighbours in a PostgreSQL table with pgvector (ORDER BY embedding <=> $1::vector), the question "
+    "embedded by the embedder the table records; identifiers quoted, values bound, the password never shown",
+    "pgvector:postgresql://me@localhost:5432/rag?table=chunks", extra="pgvector",
+    options=(Option("table", "the table (schema.table works)", "chunks"),
+             Option("doc_id", "document id column", "doc_id"),
+             Option("chunk_id", "chunk id column; empty for none", "chunk_id"),
+             Option("embedding", "the vector(N) column", "embedding"),
+             Option("embedder", "the embedder the table was loaded with", "minilm")),
+    index=Index(
+        load_pgvector, "DSN",
+        """Embed CORPUS (JSONL, BEIR corpus.jsonl.gz, or a folder of .md/.txt/.html) and load it into a
+    PostgreSQL table (doc_id, chunk_id, text, embedding vector(N)) that the pgvector retriever reads,
+    in one transaction. The table records the embedder, so the retriever embeds questions the same way.
+
+    \b
+    Example:
+      ragauge index pgvector examples/scifact/corpus.jsonl.gz postgresql://me@localhost/rag --embedder hash
+      ragauge run golden.jsonl --retriever "pgvector:postgresql://me@localhost/rag?table=chunks" -o run.jsonl
+    """, (Option("table", "Table to create (schema.table works).", "chunks"),
+          Option("index", "HNSW index (approximate search) or none (exact); auto: HNSW from 100,000 rows.", "auto",
+                 ("auto", "hnsw", "none"))),
+        check=parse_target))

@@ -24,7 +24,10 @@ from ragauge.retrieve.pgvector.table import COMMENT_PREFIX, vector_literal
 from ragauge.retrieve.pgvector.target import parse_target
 
 if TYPE_CHECKING:
-    from ragauge.retrieve.corpus import Passage
+    from pathlib import Path
+
+    from ragauge.retrieve.corpus import Chunking, Passage
+    from ragauge.retrieve.stores.common import IndexResult
 
 
 @dataclass(frozen=True)
@@ -100,3 +103,21 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
             raise final_error(classify(exc, target)) from None
     return LoadResult(table, len(passages), len({p.doc_id for p in passages}), embedder.dim, name, built,
                       time.perf_counter() - start)
+
+
+def load_pgvector(target: str, corpus: str | Path | Sequence[Passage], embedder: str = DEFAULT_EMBEDDER, *,
+                  table: str = "chunks", chunking: Chunking | None = None, recreate: bool = False,
+                  index: str = "auto", batch_size: int = 256,
+                  progress: Callable[[int], None] | None = None) -> IndexResult:
+    """:func:`load_table` in the form every store's loader has (``ragauge.index``): ``target`` is
+    the DSN, checked before ``corpus`` (a corpus path cut by ``chunking``, or passages) is read.
+    Returns what was written and the spec that searches it (the password never in it)."""
+    from ragauge.retrieve.stores.common import IndexResult, read_passages
+
+    shown = parse_target(target).shown
+    check_number(batch_size, "--batch-size", COUNT)
+    done = load_table(target, read_passages(corpus, chunking), embedder, table=table, recreate=recreate, index=index,
+                      batch_size=batch_size, progress=progress)
+    built = f"{done.index} index" if done.index else "no index: exact search"
+    return IndexResult(f"pgvector:{shown}?table={done.table}", done.rows, done.documents, 0, done.dim, done.embedder,
+                       f"into {done.table} at {shown}; {built}", done.seconds)

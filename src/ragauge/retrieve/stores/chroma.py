@@ -28,6 +28,7 @@ import numpy as np
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, Passage
 from ragauge.retrieve.stores.common import (
@@ -256,3 +257,24 @@ def _flat(value: dict[str, Any]) -> str:
     import json
 
     return json.dumps(value, sort_keys=True)
+
+
+ADAPTER = Adapter(
+    "chroma", ("chroma",), open,
+    "a Chroma collection: a PersistentClient folder or a server URL (?token=); metadata keys doc_id and chunk_id; "
+    "HNSW (approximate)",
+    "chroma:./chroma?collection=chunks", extra="chroma",
+    options=(Option("collection", "the collection", "chunks"),
+             Option("embedder", "the embedder the collection records", "minilm")),
+    index=Index(
+        load_chroma, "TARGET",
+        """Embed CORPUS into a new cosine Chroma collection at TARGET: a PersistentClient folder
+    (created when missing) or a server URL (?token=&tenant=&database=). Record ids are the chunk
+    ids (else doc ids), metadata doc_id and chunk_id; the collection's metadata records the
+    embedder. Needs ragauge[chroma].
+
+    \b
+    Example:
+      ragauge index chroma examples/helpdesk/sections.jsonl ./chroma --embedder hash
+      ragauge run golden.jsonl --retriever "chroma:./chroma?collection=chunks" -o run.jsonl
+    """, (Option("collection", "Collection to create.", "chunks"),)))

@@ -35,6 +35,7 @@ from ragauge.core.jsonl import dumps, read_json, read_jsonl
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, where
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking, Passage
 from ragauge.retrieve.stores.common import (
@@ -224,3 +225,23 @@ def load_faiss(target: str | Path, corpus: str | Path | Sequence[Passage], embed
     spec = f"faiss:{place.shown}" + ("" if id_file == ids_path(path) else f"?ids={id_file}")
     kind = "IndexHNSWFlat (approximate)" if built == "hnsw" else "IndexFlatIP (exact search)"
     return tally.result(spec, embedder, model, kind)
+
+
+ADAPTER = Adapter(
+    "faiss", ("faiss",), open,
+    'a FAISS index file and its id map (JSONL {"doc_id", "chunk_id"} per vector, or a JSON list of doc ids)',
+    "faiss:chunks.faiss?ids=chunks.ids.jsonl", extra="faiss",
+    options=(Option("ids", "the id map; default INDEX.ids.jsonl"),
+             Option("embedder", "the embedder the id map records", "minilm")),
+    index=Index(
+        load_faiss, "INDEX_FILE",
+        """Embed CORPUS into a new inner-product FAISS index written to INDEX_FILE, with an id map
+    (doc_id, chunk_id per vector, the embedder on its first line). Needs ragauge[faiss].
+
+    \b
+    Example:
+      ragauge index faiss examples/helpdesk/sections.jsonl chunks.faiss --embedder hash
+      ragauge run golden.jsonl --retriever faiss:chunks.faiss -o run.jsonl
+    """, (Option("ids", "Id map to write (JSONL); default: INDEX_FILE with the suffix .ids.jsonl."),
+          Option("index", "HNSW (approximate) or none (IndexFlatIP, exact); auto: HNSW from 100,000 vectors.", "auto",
+                 ("auto", "hnsw", "none")))))

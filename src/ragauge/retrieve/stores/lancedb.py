@@ -25,6 +25,7 @@ import numpy as np
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking, Passage
 from ragauge.retrieve.stores.common import (
@@ -218,3 +219,23 @@ def load_lancedb(target: str | Path, corpus: str | Path | Sequence[Passage], emb
             raise failed[0] from None
         raise InputError(f"{where.who}: cannot write table {table!r} ({where.hide(first_line(exc))})") from None
     return tally.result(f"lancedb:{where.shown}?table={table}", embedder, model, "none (exact search)")
+
+
+ADAPTER = Adapter(
+    "lancedb", ("lancedb",), open,
+    "a LanceDB table on local disk (the database folder, or a NAME.lance dataset folder); exact without a vector "
+    "index, ?exact=1 bypasses one",
+    "lancedb:./lancedb?table=chunks", extra="lancedb",
+    options=(Option("table", "the table", "chunks"), Option("exact", "1: bypass a vector index", "0"),
+             Option("embedder", "the embedder the table records", "minilm")),
+    index=Index(
+        load_lancedb, "TARGET",
+        """Embed CORPUS into a new table (doc_id, chunk_id, text, vector) of the LanceDB folder TARGET
+    (created when missing), in one commit; the schema's metadata records the embedder. No vector
+    index: searches are exact. Needs ragauge[lancedb].
+
+    \b
+    Example:
+      ragauge index lancedb examples/helpdesk/sections.jsonl ./lancedb --embedder hash
+      ragauge run golden.jsonl --retriever "lancedb:./lancedb?table=chunks" -o run.jsonl
+    """, (Option("table", "Table to create.", "chunks"),)))

@@ -32,6 +32,7 @@ import numpy as np
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
 from ragauge.retrieve.corpus import Chunking, Passage
 from ragauge.retrieve.stores.common import (
@@ -295,3 +296,23 @@ def load_qdrant(target: str, corpus: str | Path | Sequence[Passage], embedder: s
         client.close()
     index = "exact search (local mode)" if not where.server else "the server's HNSW index"
     return tally.result(f"qdrant:{where.shown}?collection={collection}", embedder, model, index)
+
+
+ADAPTER = Adapter(
+    "qdrant", ("qdrant",), open,
+    "a Qdrant collection: a local-mode folder (exact search) or a server URL (?api_key= or $QDRANT_API_KEY); payload "
+    "keys doc_id and chunk_id",
+    "qdrant:./qdrant?collection=chunks", extra="qdrant",
+    options=(Option("collection", "the collection", "chunks"), Option("vector", "a named vector"),
+             Option("embedder", "the embedder the collection records", "minilm")),
+    index=Index(
+        load_qdrant, "TARGET",
+        """Embed CORPUS into a new cosine Qdrant collection at TARGET: a folder (Qdrant's local mode,
+    created when missing) or a server URL (API key in $QDRANT_API_KEY or ?api_key=). Points carry
+    doc_id, chunk_id and text; the collection's metadata records the embedder. Needs ragauge[qdrant].
+
+    \b
+    Example:
+      ragauge index qdrant examples/helpdesk/sections.jsonl ./qdrant --embedder hash
+      ragauge run golden.jsonl --retriever "qdrant:./qdrant?collection=chunks" -o run.jsonl
+    """, (Option("collection", "Collection to create.", "chunks"),)))

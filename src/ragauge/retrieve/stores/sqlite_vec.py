@@ -34,6 +34,7 @@ import numpy as np
 from ragauge.data.hits import Hit
 from ragauge.errors import InputError, MissingExtra, RagaugeError
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
+from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking, Passage
 from ragauge.retrieve.stores.common import (
@@ -249,3 +250,22 @@ def load_sqlite_vec(target: str | Path, corpus: str | Path | Sequence[Passage], 
     finally:
         conn.close()
     return tally.result(f"sqlite-vec:{place.shown}?table={table}", embedder, model, "vec0 (exact search)")
+
+
+ADAPTER = Adapter(
+    "sqlite-vec", ("sqlite-vec",), open,
+    "a SQLite file with sqlite-vec: a vec0 table's KNN query, or a plain table of float32 BLOBs scanned with "
+    "vec_distance_cosine; opened read-only, names quoted, values bound",
+    "sqlite-vec:chunks.db?table=chunks", extra="sqlite-vec",
+    options=(Option("table", "the table", "chunks"), Option("embedder", "the embedder the file records", "minilm")),
+    index=Index(
+        load_sqlite_vec, "DATABASE",
+        """Embed CORPUS into a new sqlite-vec vec0 table (cosine; doc_id, chunk_id, text) in the SQLite
+    file DATABASE (created when missing), in one transaction; the ragauge_indexes table records
+    the embedder. Needs ragauge[sqlite-vec].
+
+    \b
+    Example:
+      ragauge index sqlite-vec examples/helpdesk/sections.jsonl chunks.db --embedder hash
+      ragauge run golden.jsonl --retriever "sqlite-vec:chunks.db?table=chunks" -o run.jsonl
+    """, (Option("table", "vec0 table to create.", "chunks"),)))

@@ -1,0 +1,76 @@
+"""``evaluate``: score a run, or a retriever called on the spot, against a golden set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragauge.errors import InputError
+from ragauge.evaluation.evaluate import evaluate_run as evaluate_run
+from ragauge.metrics.spec import parse_metric as parse_metric
+
+if TYPE_CHECKING:
+    from ragauge.evaluation.result import Evaluation
+    from ragauge.metrics.judged import Unjudged
+    from ragauge.metrics.spec import MetricSpec
+    from ragauge.runner.executor import Progress
+
+__all__ = ["evaluate", "evaluate_run", "parse_metric"]
+
+_RETRIEVER_ONLY = ("save_run", "resume", "concurrency", "timeout", "retries", "doc_id_key", "config", "progress")
+
+
+def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format: str = "auto",
+             k: int | Sequence[int] = 5, metrics: Sequence[str | MetricSpec] | str | None = None,
+             fetch: int | None = None, concurrency: int | None = None, timeout: float | None = None,
+             retries: int | None = None, on_error: str = "zero", save_run: str | Path | None = None,
+             resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,
+             doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
+             unjudged: Unjudged = "non-relevant", corpus: str | Path | Mapping[str, str] | None = None,
+             tokenizer: str | None = None, mix_synthetic: bool = False,
+             grades: str | Mapping[float, float] | None = None, progress: Progress | None = None) -> Evaluation:
+    """Score ``golden`` against exactly one of ``retriever`` or ``run=``.
+
+    With ``retriever`` (a spec string, a function ``fn(query, n)``, a framework object or an
+    adapter) every question is asked for ``fetch`` hits (default ``ExecutorOptions.fetch``) as
+    :func:`run_retriever` asks, keeping the run in ``save_run`` when given; failed questions score 0
+    (``on_error="zero"``) or are left out of the means (``"skip"``). When the adapter lists its
+    documents, relevant ids missing from the index are stale labels, not misses; ``corpus`` (a
+    file, folder or ``{doc_id: text}``) adds the text-based failure patterns, and by default is the
+    corpus a built-in retriever indexed.
+
+    With ``run=`` (a run file in ``run_format`` auto, jsonl or trec; a Run; ``{qid: [doc, ...]}``)
+    the options are those of ``evaluate_run``; ``fetch`` then cuts each question's raw hits
+    (default: all). The options that only a retriever call has (``save_run``, ``resume``,
+    ``concurrency``, ``timeout``, ``retries``, ``doc_id_key``, ``config``, ``progress``) are
+    refused with a run."""
+    if (retriever is None) == (run is None):
+        raise InputError("evaluate() takes exactly one of a retriever or run=",
+                         hint="e.g. evaluate(golden, 'bm25:corpus.jsonl') or evaluate(golden, run='run.jsonl')")
+    options: dict[str, Any] = {
+        "metrics": metrics, "k": k, "doc_id_sep": doc_id_sep, "doc_id_pattern": doc_id_pattern,
+        "on_error": "skip" if on_error == "skip" else "zero", "unjudged": unjudged,
+        "mix_synthetic": mix_synthetic, "tokenizer": tokenizer, "grades": grades,
+    }
+    if run is not None:
+        given = dict(save_run=save_run, resume=resume or None, concurrency=concurrency, timeout=timeout,
+                     retries=retries, doc_id_key=doc_id_key, config=config, progress=progress)
+        misplaced = [name for name in _RETRIEVER_ONLY if given[name] is not None]
+        if misplaced:
+            raise InputError(f"{', '.join(misplaced)} go(es) with a retriever, not with run=",
+                             hint="leave them out, or pass the retriever instead of the run")
+        if isinstance(run, (str, Path)):
+            from ragauge.formats.runs import run_source
+
+            run = run_source(Path(run), run_format)
+        return evaluate_run(golden, run, fetch=fetch, corpus=corpus, **options)
+    from ragauge.runner.live import executor_options, retrieve_all
+
+    depth = fetch if fetch is not None else executor_options().fetch
+    done = retrieve_all(golden, retriever, save_run, fetch=depth, concurrency=concurrency, timeout=timeout,
+                        retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config,
+                        progress=progress)
+    corpus = corpus if corpus is not None else done.corpus  # a built-in retriever's own corpus
+    return evaluate_run(done.golden, done.run, fetch=depth, corpus=corpus,
+                        known_documents=None if corpus is not None else done.documents, **options)

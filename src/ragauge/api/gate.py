@@ -1,0 +1,86 @@
+"""``gate`` and ``update_baseline`` over a run or a retriever called on the spot; the sequential
+gate; the baseline and rules they read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragauge.errors import InputError
+from ragauge.gating import run as gating
+from ragauge.gating.baseline import read_baseline as read_baseline
+from ragauge.gating.config import load_rules as load_rules
+from ragauge.gating.sequential import gate_sequential as gate_sequential
+
+if TYPE_CHECKING:
+    from ragauge.gating.check import GateResult
+    from ragauge.gating.config import GateRules
+    from ragauge.metrics.judged import Unjudged
+    from ragauge.runner.executor import Progress
+
+__all__ = ["gate", "gate_sequential", "load_rules", "read_baseline", "update_baseline"]
+
+
+def _answers(golden: Any, run: Any, retriever: Any, fetch: int | None, concurrency: int | None,
+             timeout: float | None, retries: int | None, config: Mapping[str, Any] | None,
+             progress: Progress | None) -> tuple[Any, Any, int | None]:
+    """The golden set, the run (given, or the retriever's answers: failed questions score 0) and the
+    fetch depth the evaluation applies (with a retriever, the depth it was asked for)."""
+    if (run is None) == (retriever is None):
+        raise InputError("give exactly one of a run or retriever=",
+                         hint="e.g. gate(golden, 'run.jsonl', baseline) or gate(golden, baseline=..., retriever=spec)")
+    if retriever is None:
+        given = dict(concurrency=concurrency, timeout=timeout, retries=retries, config=config, progress=progress)
+        misplaced = [name for name, value in given.items() if value is not None]
+        if misplaced:
+            raise InputError(f"{', '.join(misplaced)} go(es) with retriever=, not with a run")
+        return golden, run, fetch
+    from ragauge.runner.live import executor_options, retrieve_all
+
+    depth = fetch if fetch is not None else executor_options().fetch
+    done = retrieve_all(golden, retriever, None, fetch=depth, concurrency=concurrency, timeout=timeout,
+                        retries=retries, on_error="zero", config=config, progress=progress)
+    return done.golden, done.run, depth
+
+
+def _baseline(baseline: str | Path | None) -> str | Path:
+    if baseline is None:
+        raise InputError("a gate needs the baseline file it defends", hint="e.g. baseline='eval/baseline.json'")
+    return baseline
+
+
+def gate(golden: Any, run: Any = None, baseline: str | Path | None = None, *, retriever: Any = None,
+         rules: GateRules | str | Path | None = None, fetch: int | None = None, doc_id_sep: str | None = None,
+         doc_id_pattern: str | None = None, unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
+         tokenizer: str | None = None, grades: str | Mapping[float, float] | None = None,
+         concurrency: int | None = None, timeout: float | None = None, retries: int | None = None,
+         config: Mapping[str, Any] | None = None, progress: Progress | None = None) -> GateResult:
+    """Check ``run``, or the answers of ``retriever=`` (asked for ``fetch`` hits, default
+    ``ExecutorOptions.fetch``; ``concurrency``, ``timeout``, ``retries``, ``config`` and
+    ``progress`` as ``run_retriever`` takes them), against the ``baseline`` file under ``rules``
+    (None: the rules the baseline recorded). The scoring contract is ``gating.run.gate``'s;
+    ``result.passed`` says whether every rule held, and nothing is raised for a broken rule."""
+    path = _baseline(baseline)
+    g, r, depth = _answers(golden, run, retriever, fetch, concurrency, timeout, retries, config, progress)
+    return gating.gate(g, r, path, rules=rules, fetch=depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
+                       unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
+
+
+def update_baseline(golden: Any, run: Any = None, baseline: str | Path | None = None, *, reason: str | None,
+                    accept_drop: bool = False, retriever: Any = None, rules: GateRules | str | Path | None = None,
+                    fetch: int | None = None, doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
+                    unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
+                    tokenizer: str | None = None, grades: str | Mapping[float, float] | None = None,
+                    concurrency: int | None = None, timeout: float | None = None, retries: int | None = None,
+                    config: Mapping[str, Any] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """Store the scores of ``run``, or of ``retriever=``'s answers (as :func:`gate` calls it), as the
+    new ``baseline`` with its history line (``gating.run.update_baseline``: refused without a
+    ``reason``, and on a drop unless ``accept_drop``). Returns the record written."""
+    path = _baseline(baseline)
+    if not reason or not reason.strip():  # refuse before calling the retriever
+        raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
+    g, r, depth = _answers(golden, run, retriever, fetch, concurrency, timeout, retries, config, progress)
+    return gating.update_baseline(g, r, path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=depth,
+                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
+                                  corpus=corpus, tokenizer=tokenizer, grades=grades)

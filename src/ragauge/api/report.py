@@ -1,0 +1,26 @@
+"""``render`` any result in any of its formats, and ``read_result`` to read a saved one back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragauge.evaluation.load import read_result as read_result
+
+__all__ = ["read_result", "render"]
+
+
+def render(result: Any, fmt: str = "text", **options: Any) -> str:
+    """``result`` (an Evaluation, Comparison, SequentialComparison, GateResult, PowerReport,
+    SweepResult or Attribution) as ``fmt``, one of the formats ``reports.registry`` lists for its
+    kind. Options reach only the renderers that take them: for an Evaluation ``worst`` (questions
+    listed, default 15), ``color`` (ANSI styles in text) and ``width`` (fit text to this many
+    columns); an option no renderer of any format takes is a TypeError, as ``reports.render`` says."""
+    from ragauge.reports.registry import kind_of
+    from ragauge.reports.registry import render as render_kind
+
+    kind = kind_of(result)
+    if kind == "evaluation":
+        from ragauge.reports.render import render as render_evaluation
+
+        return render_evaluation(result, fmt, **options)
+    return render_kind(kind, result, fmt, **options)
