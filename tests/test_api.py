@@ -35,10 +35,10 @@ LAYERS: list[set[str]] = [
     {"experiments"},
     {"attribution"},
     {"gating"},
-    {"reports"},
     {"curation"},
     {"history"},
     {"treceval"},
+    {"reports"},
     {"scaffold"},
     {"api"},
     {"testing", "pytest_plugin", "cli", "__main__", "__init__"},
@@ -50,6 +50,8 @@ def _layer(module: str) -> int:
     for i, names in enumerate(LAYERS):
         if part in names:
             return i
+    if part in ragauge.__all__:  # ``from ragauge import compare``: the public API, the top floor
+        return _layer("ragauge")
     raise AssertionError(f"{module} is in no layer: add its package to LAYERS")
 
 
@@ -184,3 +186,27 @@ def test_every_api_module_lists_what_it_offers() -> None:
         assert getattr(module, "__all__", None), f"ragauge.api.{info.name} has no __all__"
         for name in module.__all__:
             assert callable(getattr(module, name)), f"ragauge.api.{info.name}.{name}"
+
+
+CLI_MAY_IMPORT = ("ragauge.api", "ragauge.cli", "ragauge.errors", "ragauge.config", "ragauge.redact",
+                  "ragauge._version", "ragauge.core.escape", "ragauge.core.files", "ragauge.core.jsonl",
+                  "ragauge.reports.registry", "ragauge.runner.options", "ragauge.retrieve.base")
+"""What a command may import besides the public API: the parsing of ragauge.toml, the output helpers
+(escaping, atomic files, JSON), the format choices, and the option classes whose defaults it shows."""
+
+
+def test_commands_parse_call_the_api_and_render() -> None:
+    """``cli/`` composes nothing: outside the list above it imports only ``ragauge.api`` (and
+    ``ragauge`` itself, the public API); names under TYPE_CHECKING do not count."""
+    found = []
+    for path in (SRC / "cli").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and getattr(node.test, "id", "") == "TYPE_CHECKING" for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only or not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            if node.module.startswith("ragauge") and node.module != "ragauge" \
+                    and not node.module.startswith(CLI_MAY_IMPORT):
+                found.append(f"{path.name}: {node.module}")
+    assert sorted(found) == []

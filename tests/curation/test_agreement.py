@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from ragauge.curation.agreement import judge_stats, judgement_stats, render_stats_text, resolve
+from ragauge.curation.agreement import judge_stats, judgement_stats, resolve
 from ragauge.data.judgements import Judgement
+from ragauge.reports.agreement import render_stats_text
 
 
 def grades(*rows: tuple[str, str, int | None]) -> list[Judgement]:

@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 
 from ragauge.curation.health import many_relevant_findings, pool_health
-from ragauge.curation.validate import ValidationReport, render_text, validate_golden
+from ragauge.curation.validate import ValidationReport, validate_golden
 from ragauge.data.golden import GoldenQuery
 from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem
 from ragauge.errors import InputError
 from ragauge.formats.pool import write_pool
+from ragauge.reports.validation import render_validation_text as render_text
 
 
 def q(qid: str, relevant: dict[str, float], line: int = 1) -> GoldenQuery:

@@ -5,12 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.curation.pool import build_pool, pool_golden, pool_questions, render_pool_text
+from ragauge.curation.pool import build_pool, pool_golden, pool_questions
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.pool import PoolSystem
 from ragauge.errors import InputError
 from ragauge.formats.pool import read_pool
 from ragauge.formats.runs import as_run
+from ragauge.reports.pool import render_pool_text
 
 HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
 

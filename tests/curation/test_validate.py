@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from ragauge.curation.validate import ValidationReport, render_text, validate_file, validate_lines
+from ragauge.curation.validate import ValidationReport, validate_file, validate_lines
 from ragauge.data.ids import is_chunk_id
 from ragauge.errors import InputError
+from ragauge.reports.validation import render_validation_text as render_text
 
 HELPDESK = Path(__file__).parents[2] / "examples" / "helpdesk"
 
@@ -151,13 +152,14 @@ def test_a_lone_surrogate_or_nan_is_a_finding_with_its_line(tmp_path: Path) -> N
 def test_with_a_run_the_report_says_what_the_set_can_detect() -> None:
     from click.testing import CliRunner
 
+    from ragauge import render
     from ragauge.cli.main import cli
     from ragauge.comparison.power import PowerReport, power
-    from ragauge.curation.validate import render_json, validate_golden
+    from ragauge.curation.validate import validate_golden
 
     report = validate_golden(HELPDESK / "golden.jsonl", run=HELPDESK / "bm25.run.jsonl", k=5)
     assert report.power == power(HELPDESK / "golden.jsonl", HELPDESK / "bm25.run.jsonl", k=5).to_dict()
-    back = ValidationReport.from_dict(json.loads(render_json(report)))
+    back = ValidationReport.from_dict(json.loads(render(report, "json")))
     assert PowerReport.from_dict(back.power or {}).by_tag["mobile"]["hit@5"].mde is None
     text = render_text(report)
     assert "with 40 questions, hit@5 differences smaller than ±" in text

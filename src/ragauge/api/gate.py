@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
 from ragauge.gating import run as gating
+from ragauge.gating.baseline import history_path as history_path
 from ragauge.gating.baseline import read_baseline as read_baseline
 from ragauge.gating.config import load_rules as load_rules
+from ragauge.gating.config import rules_in as rules_in
 from ragauge.gating.sequential import gate_sequential as gate_sequential
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
     from ragauge.runner.executor import Progress
 
-__all__ = ["gate", "gate_sequential", "load_rules", "read_baseline", "update_baseline"]
+__all__ = ["gate", "gate_sequential", "history_path", "load_rules", "read_baseline", "rules_in", "update_baseline"]
 
 
 def _answers(golden: Any, run: Any, retriever: Any, fetch: int | None, concurrency: int | None,

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
+from ragauge.retrieve.registry import adapter as adapter
 
 if TYPE_CHECKING:
     from ragauge.retrieve.adapter import Adapter
     from ragauge.retrieve.corpus import Passage
     from ragauge.retrieve.stores.common import IndexResult
 
-__all__ = ["index", "indexable"]
+__all__ = ["adapter", "index", "indexable"]
 
 
 def indexable() -> list[Adapter]:

@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ragauge.evaluation.load import read_result as read_result
+from ragauge.reports.render import render_parts as render_parts
 
-__all__ = ["read_result", "render"]
+__all__ = ["loud_warnings", "read_result", "render", "render_parts"]
+
+
+def loud_warnings(result: Any) -> list[str]:
+    """The warnings (or notes) of ``result`` that must reach a person even when the report goes to a
+    file: those that say a number misleads (``evaluation.diagnose.LOUD``)."""
+    from ragauge.evaluation.diagnose import LOUD
+
+    said = result.warnings if hasattr(result, "warnings") else getattr(result, "notes", ())
+    return [w for w in said if w.startswith(LOUD)]
 
 
 def render(result: Any, fmt: str = "text", **options: Any) -> str:

@@ -54,10 +54,10 @@ def attribute_command(golden: Path, run_path: Path, answers_path: Path, k: str, 
       ragauge attribute golden.jsonl --run run.jsonl --answers answers.jsonl --corpus corpus.jsonl \\
           --judge-endpoint http://localhost:8080/v1 --judge-model qwen2.5-7b-instruct
     """
-    from ragauge.attribution.judge import JudgeOptions
-    from ragauge.attribution.run import attribute
-    from ragauge.formats.runs import read_run
-    from ragauge.reports.attribution import render_attribution
+    from ragauge import JudgeOptions
+    from ragauge.api.attribute import attribute
+    from ragauge.api.files import read_run
+    from ragauge.api.report import render
 
     ks = parse_ks(k)
     if len(ks) != 1:
@@ -72,11 +72,10 @@ def attribute_command(golden: Path, run_path: Path, answers_path: Path, k: str, 
         judge = JudgeOptions(judge_endpoint, judge_model or "", timeout=judge_timeout)
     result = attribute(golden, read_run(run_path, run_format), answers_path, k=ks[0], threshold=threshold,
                        fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, judge=judge, corpus=corpus)
-    write_output(render_attribution(result, fmt), output)
+    write_output(render(result, fmt), output)
     if fmt != "text" or output is not None:  # the report may sit in a file: say loudly what misleads
+        from ragauge.api.report import loud_warnings
         from ragauge.core.escape import terminal
-        from ragauge.evaluation.diagnose import LOUD
 
-        for note in result.notes:
-            if note.startswith(LOUD):
-                click.echo(terminal(note), err=True)
+        for note in loud_warnings(result):
+            click.echo(terminal(note), err=True)

@@ -58,10 +58,10 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
       ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
       ragauge compare --golden golden.jsonl --retriever bm25:corpus.jsonl --retriever hybrid:corpus.jsonl --sequential
     """
-    from ragauge.comparison import compare
+    from ragauge.api.compare import compare
+    from ragauge.api.report import render
     from ragauge.config import eval_grades
     from ragauge.errors import InputError
-    from ragauge.reports.comparison import render_comparison
 
     grades = grades if grades is not None else eval_grades(None)
 
@@ -70,20 +70,19 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
             raise InputError("give --golden and --retriever twice (base, then new), without BASE / NEW",
                              hint="ragauge compare --golden golden.jsonl --retriever SPEC_A --retriever SPEC_B")
         if sequential:
-            from ragauge.comparison.sequential import compare_sequential
-            from ragauge.reports.sequential import render_sequential
+            from ragauge.api.compare import compare_sequential
 
             found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
                                        fetch=fetch or 20, corpus=corpus)
-            write_output(render_sequential(found, fmt), output)
+            write_output(render(found, fmt), output)
             return
-        import ragauge
+        from ragauge.api.evaluate import evaluate
 
-        runs = [ragauge.evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch or 20,
+        runs = [evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch or 20,
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                                  corpus=corpus, grades=grades) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)
-        write_output(render_comparison(result, fmt), output)
+        write_output(render(result, fmt), output)
         return
     if sequential:
         raise InputError("--sequential compares two retrievers: give --golden and --retriever twice",
@@ -94,4 +93,4 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
                      unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
-    write_output(render_comparison(result, fmt), output)
+    write_output(render(result, fmt), output)

@@ -47,8 +47,9 @@ def draft_command(corpus: Path, endpoint: str | None, model: str | None, n: int,
       ragauge golden draft --corpus sections.jsonl --endpoint http://localhost:8080/v1 \\
           --model qwen2.5-7b-instruct -n 100 -o drafts.jsonl --golden golden.jsonl
     """
+    from ragauge import DraftOptions
+    from ragauge.api.golden import draft_golden
     from ragauge.core.escape import terminal
-    from ragauge.curation.draft import DraftOptions, draft_golden
 
     if endpoint is None or model is None:
         raise InputError("golden draft asks an LLM to write the questions: it needs --endpoint and --model",

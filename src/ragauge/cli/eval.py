@@ -103,7 +103,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
                               **scoring)
     emit(evaluation, fmt, output, worst, no_color)
     if record:
-        from ragauge.history.store import record_evaluation
+        from ragauge.api.history import record as record_in
 
-        entry_id = record_evaluation(history_path, evaluation, label=label)
+        entry_id = record_in(history_path, evaluation, label=label)
         click.echo(f"recorded as #{entry_id} in {history_path}", err=True)

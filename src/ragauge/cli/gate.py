@@ -47,9 +47,9 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def _checked(run_path: Path | None, spec: str | None, config_path: Path | None) -> Any:
     """The rules of --config (or the config found here; None: the rules the baseline recorded),
     after checking exactly one of --run and --retriever is given."""
+    from ragauge.api.gate import rules_in
     from ragauge.config import find_config
     from ragauge.errors import InputError
-    from ragauge.gating.config import rules_in
 
     if (run_path is None) == (spec is None):
         raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
@@ -96,12 +96,12 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
     """
     from ragauge.api.gate import gate, gate_sequential
+    from ragauge.api.report import render
     from ragauge.errors import GateFailure, InputError
-    from ragauge.reports.gate import render_gate
 
     if sequential:
+        from ragauge.api.gate import rules_in
         from ragauge.config import find_config, retriever_config
-        from ragauge.gating.config import rules_in
 
         if spec is None or run_path is not None:
             raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
@@ -123,7 +123,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
                        rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                        unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
                        grades=grades if grades is not None else eval_grades(config_path))
-    write_output(render_gate(result, fmt), output)
+    write_output(render(result, fmt), output)
     if not result.passed:
         broken = "; ".join(o.rule for o in result.failures[:3])
         more = f"; +{len(result.failures) - 3} more" if len(result.failures) > 3 else ""
@@ -159,8 +159,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     Example:
       ragauge baseline update golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --reason "BM25 -> hybrid"
     """
-    from ragauge.api.gate import update_baseline
-    from ragauge.gating.baseline import history_path
+    from ragauge.api.gate import history_path, update_baseline
 
     rules = _checked(run_path, spec, config_path)
     if grades is None:

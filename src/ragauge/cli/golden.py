@@ -8,6 +8,7 @@ import click
 
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
+from ragauge.reports.registry import formats
 
 
 @click.group("golden")
@@ -31,7 +32,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
     Example:
       ragauge golden import-beir scifact/ --split test -o golden.jsonl
     """
-    from ragauge.formats.beir import import_beir
+    from ragauge.api.files import import_beir
 
     golden = import_beir(folder, split, output)
     click.echo(f"wrote {len(golden)} questions to {terminal(output)}", err=True)
@@ -45,7 +46,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
                                           "documents: bm25:, dense:, hybrid:, pgvector:).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="ragauge.toml with a [retriever] section (for --retriever; found automatically if omitted).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("validation")), default="text", show_default=True)
 @click.option("--min-per-tag", type=int, default=5, show_default=True,
               help="Warn about tags with fewer questions than this.")
 @click.option("--run", type=click.Path(path_type=Path),
@@ -81,15 +82,16 @@ def validate_command(golden: Path, corpus: Path | None, spec: str | None, config
       ragauge golden validate golden.jsonl --pool pool.jsonl
       ragauge golden validate golden.jsonl --pool runs/bm25.jsonl --pool runs/dense.jsonl --max-relevant 10
     """
+    from ragauge.api.golden import validate_golden
+    from ragauge.api.report import render
     from ragauge.cli.options import parse_ks, write_output
     from ragauge.config import retriever_config
-    from ragauge.curation.validate import render_json, render_text, validate_golden
 
     report = validate_golden(golden, corpus=corpus, retriever=spec, min_per_tag=min_per_tag,
                              config=retriever_config(config_path) if spec else None, run=run, k=parse_ks(ks),
                              pool=[str(p) for p in pools] or None, pool_depth=pool_depth, max_relevant=max_relevant,
                              doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
-    write_output(render_json(report) if fmt == "json" else render_text(report), output)
+    write_output(render(report, fmt), output)
     raise SystemExit(report.exit_code)
 
 
@@ -121,7 +123,8 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
     Example:
       ragauge golden scrub golden.jsonl -o golden.clean.jsonl --report scrub.jsonl --fields query,notes
     """
-    from ragauge.curation.scrub import ScrubOptions, scrub_golden
+    from ragauge import ScrubOptions
+    from ragauge.api.golden import scrub_golden
 
     names = tuple(dict.fromkeys(f.strip() for f in fields.split(",") if f.strip()))
     codes = tuple(dict.fromkeys(r.strip().upper() for r in regions.split(",") if r.strip()))

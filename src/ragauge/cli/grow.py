@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from ragauge.cli.options import write_output
 from ragauge.errors import InputError
 
 
@@ -45,7 +44,7 @@ def add_command(log: Path, against: tuple[Path, ...], output: Path, feedback: st
     Example:
       ragauge golden add --from-log logs/2026-11.jsonl --golden golden.jsonl -o candidates.jsonl
     """
-    from ragauge.curation.grow import add_from_log
+    from ragauge.api.golden import add_from_log
 
     candidates, report = add_from_log(log, against, output, feedback=_feedback(feedback), scrub=not no_scrub,
                                       source=source)

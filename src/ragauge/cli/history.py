@@ -8,10 +8,9 @@ from typing import Any, TypeVar
 
 import click
 
+from ragauge.api.history import DEFAULT_HISTORY, FORMATS
 from ragauge.cli.options import write_output
-from ragauge.history import DEFAULT_HISTORY
 
-HISTORY_FORMATS = ("text", "json", "html")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -30,7 +29,7 @@ def history_option(func: F) -> F:
 @click.option("--flips", nargs=2, metavar="A B",
               help="Also list the questions that flipped from A to B (ids, or last, prev, first).")
 @click.option("--flip-metric", help="Read flips on this metric (default: the largest hit@k in both).")
-@click.option("--format", "fmt", type=click.Choice(HISTORY_FORMATS), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: a table with a sparkline per metric; json: the raw series; html: offline line charts.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout.")
 def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[str, ...], last: int | None,
@@ -49,25 +48,7 @@ def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[st
       ragauge history --format html -o history.html
     """
 
-    from ragauge.history.history import History
-    from ragauge.history.report import build_series, history_json, markers, render_text
+    from ragauge.api.history import history_report
 
-    history = History(history_path)
-    entries = history.entries()
-    flip = history.flips(*flips, metric=flip_metric) if flips else None
-    start = max(len(entries) - last, 0) if last else 0
-    shown, marks = entries[start:], markers(entries)[start:]
-    metric_names = [m for text in metrics for m in text.split(",") if m.strip()]
-    series = build_series(shown, metric_names or None, list(tags) or None)
-    source = str(history_path)
-    if fmt == "json":
-        from ragauge.core.jsonl import dumps
-
-        text = dumps(history_json(shown, marks, series, flip), indent=2) + "\n"
-    elif fmt == "html":
-        from ragauge.history.html import render_html
-
-        text = render_html(shown, marks, series, flip, source)
-    else:
-        text = render_text(shown, marks, series, flip, source)
-    write_output(text, output)
+    write_output(history_report(history_path, fmt, metrics=metrics, tags=tags, last=last, flips=flips,
+                                flip_metric=flip_metric), output)

@@ -16,7 +16,7 @@ _topic_field = click.option("--topic-field", type=click.Choice(["title", "desc",
 
 
 def _import(fmt: str, paths: tuple[Path, ...], output: Path, **options: object) -> None:
-    from ragauge.curation.importing import import_golden
+    from ragauge.api.golden import import_golden
     from ragauge.errors import where
 
     result = import_golden(fmt, list(paths), output, **options)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ SHARED = [
 
 
 def _command(name: str) -> click.Command | None:
-    from ragauge.retrieve.registry import adapter
+    from ragauge.api.index import adapter
 
     try:
         found = adapter(name)

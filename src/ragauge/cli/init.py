@@ -23,8 +23,8 @@ def init_command(folder: Path, spec: str | None, action: str | None) -> None:
     Example:
       ragauge init . --retriever bm25:docs
     """
+    from ragauge.api.tools import DEFAULT_RETRIEVER, init_project
     from ragauge.core.escape import terminal
-    from ragauge.scaffold import DEFAULT_RETRIEVER, init_project
 
     done = init_project(folder, retriever=spec or DEFAULT_RETRIEVER, action=action)
     for path in done.written:

@@ -9,6 +9,7 @@ import click
 
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
+from ragauge.reports.registry import formats
 
 
 @click.command("judge")
@@ -54,9 +55,9 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
       ragauge golden judge pool.jsonl --finish --golden golden.jsonl --adjudicator lead
     """
     if finish:
+        from ragauge.api.golden import merge_judgements
         from ragauge.cli.options import write_output
         from ragauge.core.jsonl import dumps
-        from ragauge.curation.judge_finish import merge_judgements
 
         result = merge_judgements(pool, log, golden=golden, output=output, adjudicator=adjudicator)
         if fmt == "json":
@@ -69,7 +70,7 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
                          hint="the corpus the pooled systems index (JSONL, BEIR corpus.jsonl or a folder)")
     if output is not None and golden is None:
         raise InputError("-o needs --golden (or use -o with --finish)", hint="name the golden set to merge into")
-    from ragauge.curation.judge import judge_pool
+    from ragauge.api.golden import judge_pool
 
     judge_pool(pool, corpus, golden=golden, output=output, annotator=annotator, log=log, adjudicator=adjudicator,
                disagreements=disagreements, open_browser=not no_open, announce=lambda line: click.echo(line, err=True))
@@ -78,7 +79,7 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
 @click.command("judge-stats")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--adjudicator", help="An annotator whose grade settles disagreements.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("agreement")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def judge_stats_command(logs: tuple[Path, ...], adjudicator: str | None, fmt: str, output: Path | None) -> None:
     """Agreement between annotators and the disagreements to adjudicate, from judgements logs.
@@ -92,11 +93,11 @@ def judge_stats_command(logs: tuple[Path, ...], adjudicator: str | None, fmt: st
     Example:
       ragauge golden judge-stats pool.judgements.jsonl --adjudicator lead --format json
     """
+    from ragauge.api.golden import judge_stats
+    from ragauge.api.report import render
     from ragauge.cli.options import write_output
-    from ragauge.core.jsonl import dumps
-    from ragauge.curation.agreement import judge_stats, render_stats_text
 
     stats = judge_stats(list(logs), adjudicator=adjudicator)
-    write_output(dumps(stats.to_dict(), indent=2) + "\n" if fmt == "json" else render_stats_text(stats), output)
+    write_output(render(stats, fmt), output)
     if output is not None:
         click.echo(f"wrote {terminal(output)}", err=True)

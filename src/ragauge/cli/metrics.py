@@ -14,24 +14,6 @@ def metrics_command() -> None:
     Example:
       ragauge metrics
     """
-    from ragauge.evaluation.patterns import text_docs
-    from ragauge.metrics.registry import METRICS
+    from ragauge.api.metrics import metric_reference
 
-    for f in METRICS.values():
-        form = {"required": f"{f.name}@k", "optional": f"{f.name}  |  {f.name}@k", "none": f.name}[f.cutoff]
-        click.echo(f"{form}    (trec_eval: {f.trec_eval})")
-        for line in f.doc.splitlines():
-            click.echo(f"    {line.strip()}")
-        click.echo("")
-        if f.budget_kernel is not None:
-            click.echo(f"{f.name}@Nt    (a token budget of N words, see below; no trec_eval equivalent)")
-            for line in (f.budget_kernel.__doc__ or "").strip().splitlines():
-                click.echo(f"    {line.strip()}")
-            click.echo("")
-    from ragauge.metrics import budget
-
-    for line in (budget.__doc__ or "").strip().splitlines():
-        click.echo(line)
-    click.echo("")
-    for line in text_docs():
-        click.echo(line)
+    click.echo(metric_reference(), nl=False)

@@ -16,7 +16,7 @@ FC = TypeVar("FC", bound=Callable[..., Any])
 
 def parse_ks(text: str) -> list[int]:
     """``"1,5,10"`` -> [1, 5, 10]; each a positive integer."""
-    from ragauge.metrics.spec import MAX_CUTOFF
+    from ragauge.api.metrics import MAX_CUTOFF
 
     try:
         ks = [int(part) for part in text.split(",") if part.strip()]

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ragauge.core.escape import terminal
+from ragauge.reports.registry import formats
 
 
 @click.command("pool")
@@ -26,7 +27,7 @@ from ragauge.core.escape import terminal
               help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(formats("pool")), default="text", show_default=True,
               help="The summary's format.")
 def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ...], depth: int, output: Path,
                  fetch: int | None, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
@@ -44,12 +45,12 @@ def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ..
       ragauge golden pool golden.jsonl --retriever bm25:corpus.jsonl --run runs/dense.jsonl --depth 10 -o pool.jsonl
       ragauge golden pool candidates.jsonl --run runs/a.jsonl --run runs/b.jsonl -o pool.jsonl
     """
+    from ragauge.api.golden import pool_golden
+    from ragauge.api.report import render
+    from ragauge.api.run import Progress, terminal_progress
     from ragauge.cli.options import write_output
     from ragauge.config import retriever_config
-    from ragauge.core.jsonl import dumps
-    from ragauge.curation.pool import pool_golden, render_pool_text
     from ragauge.redact import redact
-    from ragauge.runner.executor import Progress, terminal_progress
 
     def progress(name: str) -> Progress:
         return Progress(on_result=terminal_progress(redact(name).split("?")[0]))
@@ -58,5 +59,5 @@ def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ..
                          depth=depth, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                          doc_id_key=doc_id_key, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                          config=retriever_config(config_path) if retrievers else None, progress=progress)
-    write_output(dumps(result.to_dict(), indent=2) + "\n" if fmt == "json" else render_pool_text(result), None)
+    write_output(render(result, fmt), None)
     click.echo(f"wrote the pool of {len(result.pool.questions)} questions to {terminal(output)}", err=True)

@@ -44,13 +44,13 @@ def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | 
       ragauge power golden.jsonl --run runs/bm25.jsonl --metrics recall@5 --effect 0.02
       ragauge power golden.jsonl --run base.jsonl --run new.jsonl -k 10
     """
-    from ragauge.comparison.power import power
+    from ragauge.api.compare import power
+    from ragauge.api.report import render
     from ragauge.errors import InputError
-    from ragauge.reports.power import render_power
 
     if len(runs) > 2:
         raise InputError(f"--run takes one or two runs, got {len(runs)}", hint="--run BASE [--run NEW]")
     report = power(golden, runs[0], new=runs[1] if len(runs) == 2 else None, metrics=metrics, k=parse_ks(ks),
                    effect=effect, alpha=alpha, target_power=target_power, correlation=correlation, fetch=fetch,
                    doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
-    write_output(render_power(report, fmt), output)
+    write_output(render(report, fmt), output)

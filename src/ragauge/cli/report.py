@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from ragauge.cli.options import write_output
-from ragauge.reports.render import FORMATS
+from ragauge.reports.registry import formats
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,7 +19,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def report_options(func: F) -> F:
     """``--format``, ``-o``, ``--worst`` and ``--no-color``, the same on every command that writes a report."""
     options = [
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+        click.option("--format", "fmt", type=click.Choice(formats("evaluation")), default="text", show_default=True,
                      help="text for a terminal, markdown for a PR comment or $GITHUB_STEP_SUMMARY, html for a "
                           "self-contained page, junit for CI test listings, json to keep (and re-render later)."),
         click.option("-o", "--output", type=click.Path(path_type=Path),
@@ -50,24 +50,23 @@ def terminal_style(output: Path | None, no_color: bool) -> dict[str, Any]:
 
 def emit(evaluation: Any, fmt: str, output: Path | None, worst: int, no_color: bool) -> None:
     """Render ``evaluation`` as ``fmt`` and write it to ``output`` (or stdout)."""
-    from ragauge.reports.render import render_parts
+    from ragauge.api.report import render_parts
 
     options: dict[str, Any] = {"worst": worst}
     if fmt == "text":
         options.update(terminal_style(output, no_color))
     write_output(render_parts(evaluation, fmt, **options), output)
     if fmt != "text" or output is not None:  # the report may sit in a file: say loudly what misleads
+        from ragauge.api.report import loud_warnings
         from ragauge.core.escape import terminal
-        from ragauge.evaluation.diagnose import LOUD
 
-        for warning in evaluation.warnings:
-            if warning.startswith(LOUD):
-                click.echo(terminal(warning), err=True)
+        for warning in loud_warnings(evaluation):
+            click.echo(terminal(warning), err=True)
 
 
 def load_result(path: Path, corpus: Path | None = None) -> Any:
     """Read a result written by ``ragauge eval --format json`` (see evaluation.load.read_result)."""
-    from ragauge.evaluation.load import read_result
+    from ragauge.api.report import read_result
 
     return read_result(path, corpus)
 

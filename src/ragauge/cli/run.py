@@ -41,9 +41,9 @@ def calling(spec: str, *, timeout: float, on_error: str = "zero", output: Path |
     """Around a library call that calls the retriever: yields the ``Progress`` to pass it (a progress
     line on a terminal), exits 130 on Ctrl-C, and afterwards says what the run left behind:
     abandoned calls, failed questions."""
+    from ragauge.api.run import Progress, terminal_progress
     from ragauge.errors import RunInterrupted
     from ragauge.redact import redact
-    from ragauge.runner.executor import Progress, terminal_progress
 
     progress = Progress(on_result=terminal_progress(redact(spec).split("?")[0]))
     try:
@@ -65,8 +65,8 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
             resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
     """``ragauge.runner.live.retrieve_all`` inside :func:`calling`. Returns the Retrieval."""
+    from ragauge.api.run import retrieve_all
     from ragauge.config import retriever_config
-    from ragauge.runner.live import retrieve_all
 
     with calling(spec, timeout=timeout, on_error=on_error, output=output) as progress:
         done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
@@ -113,8 +113,8 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
       ragauge run golden.jsonl --retriever python:app.rag:search --executor ray --address auto -o runs/x.jsonl
       ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl runs/prod.3.jsonl runs/prod.4.jsonl -o runs/prod.jsonl
     """
+    from ragauge.api.run import RaySetup
     from ragauge.errors import InputError
-    from ragauge.runner.ray_workers import RaySetup
 
     if executor != "ray" and (address or ray_workers):
         raise InputError("--address and --ray-workers need --executor ray")
@@ -139,7 +139,7 @@ def merge_command(shards: tuple[Path, ...], output: Path) -> None:
     Example:
       ragauge run merge runs/prod.1.jsonl runs/prod.2.jsonl -o runs/prod.jsonl
     """
-    from ragauge.runner.shards import merge_shards
+    from ragauge.api.run import merge_shards
 
     merged = merge_shards(shards, output)
     click.echo(f"wrote {len(merged.queries)} questions from {len(shards)} shards to {output}", err=True)

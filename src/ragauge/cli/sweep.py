@@ -81,15 +81,15 @@ def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, h
       ragauge sweep golden.jsonl --corpus corpus.jsonl --config big.toml --budget 5000 --format html --report sweep.html
       ragauge compare sweep/runs/bm25.jsonl sweep/runs/hybrid-rrf.jsonl --golden golden.jsonl
     """
-    from ragauge.experiments.sweep import sweep
-    from ragauge.reports.sweep import render_sweep
+    from ragauge.api.report import render
+    from ragauge.api.sweep import sweep
 
     result = sweep(golden, corpus, config_path, output, holdout=holdout, holdout_tag=holdout_tag, budget=budget,
                    factor=factor, on_progress=stage_progress())
     if fmt == "html":
-        from ragauge.reports.sweep_html import sweep_page
+        from ragauge.api.sweep import sweep_page
 
         write_output(sweep_page(result, golden, output, None if report is None else report.parent), report)
     else:
-        write_output(render_sweep(result, fmt), report)
+        write_output(render(result, fmt), report)
     click.echo(f"runs and sweep.json in {output}", err=True)

@@ -28,8 +28,9 @@ def trec_eval_command(qrels: Path, run: Path, per_query: bool, complete: bool, m
     Example:
       ragauge trec-eval qrels.txt run.txt -q -m map -m ndcg_cut.10
     """
+    from ragauge import TrecEvalOptions
+    from ragauge.api.tools import trec_eval
     from ragauge.core.escape import terminal
-    from ragauge.treceval.runner import TrecEvalOptions, trec_eval
 
     result = trec_eval(qrels, run, TrecEvalOptions(list(measures), per_query, complete, max_docs, rel_level))
     if result.unsupported:

@@ -16,7 +16,7 @@ through nothing else.
 - :func:`xml`: text an XML 1.0 document can hold, the same characters as :func:`terminal` made visible
   (tab, newline and carriage return excepted), for ElementTree, which then writes ``& < > "`` (and, in
   attributes, tab, newline and carriage return) as references.
-- HTML: Jinja2 autoescape, in the one environment of :mod:`ragauge.reports.jinja`; its ``finalize``
+- HTML: Jinja2 autoescape, in the one environment of :mod:`ragauge.core.jinja`; its ``finalize``
   is :func:`html`, which makes the same characters as :func:`terminal` visible (tab, newline and
   carriage return excepted: HTML shows them as spaces) before autoescape.
 

@@ -153,7 +153,7 @@ def render_pool_lines(section: Mapping[str, Any]) -> list[str]:
     """The pool section for a terminal: overall coverage, then the questions with unjudged pooled
     documents or unreturned labels (lowest coverage first, at most 20). User text is escaped."""
     from ragauge.core.escape import terminal as t
-    from ragauge.reports.table import text_table
+    from ragauge.core.table import text_table
 
     rows = list(section["questions"])
     cov = section["coverage"]

@@ -11,7 +11,7 @@ listens beyond loopback. Access logs are off: they would print the token.
 What the page may do: the Content-Security-Policy (an HTTP header on every response) allows the
 page's own script and style only, each pinned by its SHA-256, and requests to this server only;
 no frame, no form, no base URL, no referrer. User text (questions, ids, titles, document texts,
-system names) is rendered by the autoescaping Jinja environment of :mod:`ragauge.reports.jinja`;
+system names) is rendered by the autoescaping Jinja environment of :mod:`ragauge.core.jinja`;
 the script writes numbers and fixed words only, through ``textContent``.
 """
 
@@ -115,9 +115,8 @@ def create_app(session: JudgeSession, token: str, *,
         raise MissingExtra("starlette", "judge", "the judging page") from None
     from markupsafe import Markup
 
+    from ragauge.core.jinja import environment, script_json, static_file
     from ragauge.data.judgements import GRADES
-    from ragauge.reports.html import script_json
-    from ragauge.reports.jinja import environment, static_file
 
     env = environment("the judging page")
     script, css = static_file(env, "judge.js"), static_file(env, "judge.css")

@@ -45,16 +45,16 @@ class PoolResult:
             "version": 1, "depth": self.pool.depth, "systems": [s.to_dict() for s in self.pool.systems],
             "questions": len(self.pool.questions), "candidates": self.pool.candidates,
             "by_systems": {str(n): c for n, c in self.pool.by_systems().items()},
-            "judged_in_pool": sum(_judged_in_pool(q, self.pool.depth) for q in self.pool.questions),
+            "judged_in_pool": sum(judged_in_pool(q, self.pool.depth) for q in self.pool.questions),
             "skipped_rejected": self.skipped, "notes": list(self.notes),
             "per_question": [{"id": q.id, "candidates": len(q.candidates),
                               "by_systems": {str(n): c for n, c in q.by_systems().items()},
-                              "judged_in_pool": _judged_in_pool(q, self.pool.depth), "systems": len(q.systems)}
+                              "judged_in_pool": judged_in_pool(q, self.pool.depth), "systems": len(q.systems)}
                              for q in self.pool.questions],
         }
 
 
-def _judged_in_pool(q: PooledQuestion, depth: int) -> int:
+def judged_in_pool(q: PooledQuestion, depth: int) -> int:
     return sum(j.within(depth) for j in q.judged)
 
 
@@ -227,34 +227,3 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
 
         write_pool(pool, output)
     return PoolResult(pool, tuple(notes), skipped)
-
-
-def render_pool_text(result: PoolResult, *, per_question: bool = True) -> str:
-    """The summary for a terminal: overall and per question, how many candidates came from how many
-    systems; the notes. Names and ids go through :func:`ragauge.core.escape.terminal`."""
-    from ragauge.core.escape import terminal as t
-    from ragauge.reports.table import text_table
-
-    pool = result.pool
-    n = len(pool.systems)
-    by = pool.by_systems()
-    split = ", ".join(f"{c} from {k} system{'s' if k != 1 else ''}" for k, c in by.items())
-    judged = sum(_judged_in_pool(q, pool.depth) for q in pool.questions)
-    out = [f"pooled {n} system{'s' if n != 1 else ''} at depth {pool.depth} over {len(pool.questions)} questions: "
-           f"{pool.candidates} candidate{'s' if pool.candidates != 1 else ''} to judge"
-           + (f" ({split})" if split else "")
-           + f"; {judged} already-judged document{'s' if judged != 1 else ''} in the pool left out"]
-    out += [f"  {t(s.name)} ({s.kind}): answered {sum(s.name in q.systems for q in pool.questions)}"
-            for s in pool.systems]
-    if result.skipped:
-        out.append(f"  {result.skipped} rejected candidate(s) skipped")
-    empty = [q.id for q in pool.questions if not q.candidates]
-    if empty:
-        out.append(f"  {len(empty)} question(s) with no candidate: every pooled document is judged")
-    out += [f"NOTE: {t(note)}" for note in result.notes]
-    if per_question and pool.questions:
-        header = ["question", "candidates", *[f"from {k}" for k in range(1, n + 1)], "judged in pool"]
-        rows = [[t(q.id), str(len(q.candidates)), *[str(q.by_systems().get(k, 0)) for k in range(1, n + 1)],
-                 str(_judged_in_pool(q, pool.depth))] for q in pool.questions]
-        out += ["", *text_table(header, rows)]
-    return "\n".join(out) + "\n"

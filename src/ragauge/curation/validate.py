@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragauge.core.jsonl import decode_lines, dumps
+from ragauge.core.jsonl import decode_lines
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
     near_duplicate_pairs,
@@ -316,51 +316,6 @@ def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_pe
         raise InputError(f"--max-relevant must be >= 0 (0: no limit), got {max_relevant}")
     return validate_lines(read_lines(path), source=str(path), documents=documents, min_per_tag=min_per_tag,
                           max_relevant=max_relevant, k=k)
-
-
-def render_text(report: ValidationReport) -> str:
-    """The report for a terminal: a summary line, each finding with file:line, the tag counts. Paths,
-    messages, hints and tags go through :func:`ragauge.core.escape.terminal` (they quote the file)."""
-    from ragauge.core.escape import terminal as t
-
-    out = [f"{t(report.source)}: {report.questions} questions ({report.answerable} answerable, "
-           f"{report.no_answer} no-answer), {len(report.tags)} tags"]
-    if report.documents is not None:
-        out.append(f"relevant ids checked against {report.documents} documents "
-                   "(a section id doc#section counts as present when doc is)")
-    if report.findings:
-        out.append("")
-    for f in report.findings:
-        place = where(report.source, f.line) if f.line is not None else report.source
-        out.append(f"{t(f.severity.upper()):7} {t(place)}: [{t(f.code)}] {t(f.message)}")
-        if f.hint:
-            out.append(f"        hint: {t(f.hint)}")
-    if report.tags:
-        out.append("")
-        out.append("questions per tag: " + ", ".join(
-            f"{t(tag)} {n}" + ("*" if n < report.min_per_tag else "") for tag, n in report.tags.items()))
-        if any(n < report.min_per_tag for n in report.tags.values()):
-            out.append(f"  * fewer than {report.min_per_tag} questions (--min-per-tag)")
-    if report.pool is not None:
-        from ragauge.curation.health import render_pool_lines
-
-        out += ["", *render_pool_lines(report.pool)]
-    if report.power is not None:
-        from ragauge.comparison.power import PowerReport
-        from ragauge.reports.power import render_power_text
-
-        out += ["", *render_power_text(PowerReport.from_dict(report.power)).rstrip("\n").splitlines()]
-    errors, warnings = report.count("error"), report.count("warning")
-    out.append("")
-    out.append("clean: no errors, no warnings" if not errors and not warnings else
-               f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}")
-    return "\n".join(out) + "\n"
-
-
-def render_json(report: ValidationReport) -> str:
-    """The report as JSON (``to_dict``), written by :func:`ragauge.core.jsonl.dumps`."""
-
-    return dumps(report.to_dict(), indent=2) + "\n"
 
 
 def index_documents(corpus: str | Path | None = None, retriever: str | None = None,

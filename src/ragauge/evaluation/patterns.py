@@ -5,7 +5,7 @@ deduplicated list. k is the largest cutoff among the result's metrics (the whole
 no metric has one), as in the JUnit report; a question whose retriever call failed or that is
 missing from the run misses too. Every miss gets one **primary** pattern, the first of
 :data:`PATTERNS` (in this order) that applies, and lists the others that apply as **secondary**.
-The docs (``ragauge metrics``, the README table) are generated from this registry.
+The docs (``ragauge metrics``, docs/explanation/failure-patterns.md) are generated from this registry.
 """
 
 from __future__ import annotations
@@ -210,7 +210,8 @@ def failure_table(assessment: Assessment, failures: Sequence[tuple[str, Failure]
 
 
 def markdown_table() -> str:
-    """The patterns' contracts in Markdown, in precedence order (the README's table is this output)."""
+    """The patterns' contracts in Markdown, in precedence order (the table of
+    docs/explanation/failure-patterns.md is this output)."""
     rows = ["| pattern | applies when | the fix |", "|---|---|---|"]
     rows += [f"| `{p.name}` ({p.title}) | {p.contract} | {p.fix} |" for p in PATTERNS.values()]
     return "\n".join(rows) + "\n"

@@ -13,7 +13,8 @@ from ragauge.errors import InputError, where
 
 
 def load_golden(path: str | Path) -> GoldenSet:
-    """Load a golden set from JSONL (see the README for the format).
+    """Load a golden set from JSONL (the format: docs/reference/inputs.md; its JSON Schema:
+    ``ragauge.schemas.schema("golden")``).
 
     Raises InputError with ``file:line`` for bad JSON, non-objects, missing ``id``/``query``/
     ``relevant``, wrong types and duplicate ids (naming both lines).

@@ -23,7 +23,7 @@ BLOCK_HITS = 200_000
 
 
 def read_run_jsonl(path: str | Path) -> Run:
-    """Read ragauge's JSONL run format (see the README); a line ``{"_meta": {...}}`` holds metadata."""
+    """Read ragauge's JSONL run format (docs/reference/inputs.md); a line ``{"_meta": {...}}`` holds metadata."""
     meta: dict[str, Any] = {}
     results = list(jsonl_answers(path, meta))
     return Run.from_results(results, meta=meta, source=str(path), format="jsonl")

@@ -196,7 +196,7 @@ def chart(metric: str, series: Sequence[Series], entries: Sequence[Entry], marks
 def render_html(entries: Sequence[Entry], marks: Sequence[Marker], series: Sequence[Series],
                 flip: Flips | None = None, source: str = "") -> str:
     """The self-contained history page (``marks``: the entries' markers, as for ``render_text``)."""
-    from ragauge.reports.jinja import environment, static_file
+    from ragauge.core.jinja import environment, static_file
 
     env = environment("the HTML history")
     from markupsafe import (

@@ -1,4 +1,4 @@
-"""Documentation generated from the registry (the README's metric table is this output)."""
+"""Documentation generated from the registry (docs/reference/metrics.md's table is this output)."""
 
 from __future__ import annotations
 

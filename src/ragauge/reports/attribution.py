@@ -28,8 +28,8 @@ from ragauge.attribution.result import (
 )
 from ragauge.core import escape
 from ragauge.core.jsonl import dumps
+from ragauge.core.table import text_table
 from ragauge.reports.registry import formats
-from ragauge.reports.table import text_table
 from ragauge.reports.views import SMALL_TAG
 
 FORMATS = formats("attribution")

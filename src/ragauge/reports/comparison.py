@@ -156,7 +156,7 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
 
 def render_comparison_html(c: Comparison) -> str:
     """One self-contained, offline page (autoescaped Jinja2, inline CSS and SVG, no script)."""
-    from ragauge.reports.jinja import environment, static_file
+    from ragauge.core.jinja import environment, static_file
 
     env = environment("the HTML comparison")
     from markupsafe import (

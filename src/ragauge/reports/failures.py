@@ -138,7 +138,7 @@ def change_examples(changes: dict[str, Any]) -> list[str]:
 
 def changes_text(changes: dict[str, Any], escape: Any) -> list[str]:
     """The comparison's failure-pattern block for the terminal (``escape``: the terminal escaper)."""
-    from ragauge.reports.table import text_table
+    from ragauge.core.table import text_table
 
     if not changes or not (changes.get("rows") or changes.get("notes")):
         return []

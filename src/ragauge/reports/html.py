@@ -13,7 +13,7 @@ import base64
 import hashlib
 from typing import Any
 
-from ragauge.core.jsonl import dumps
+from ragauge.core.jinja import script_json as script_json
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports import failures
@@ -39,14 +39,6 @@ from ragauge.reports.views import (
 CHART_W = 720   # the by-tag chart (viewBox units)
 PAIR_W = 520    # the two charts side by side
 LABEL_CHARS = 26
-
-
-def script_json(data: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` characters at all
-    (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back;
-    lone surrogates and the other characters :func:`ragauge.core.jsonl.dumps` escapes likewise."""
-    text = dumps(data, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _short(text: str, n: int = LABEL_CHARS) -> str:
@@ -171,7 +163,7 @@ def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
 
 def render_html(evaluation: Evaluation) -> str:
     """The self-contained HTML report."""
-    from ragauge.reports.jinja import environment, static_file
+    from ragauge.core.jinja import environment, static_file
 
     env = environment()
     from markupsafe import (

@@ -52,6 +52,9 @@ RENDERERS: dict[str, dict[str, str]] = {
         "markdown": "ragauge.reports.sweep:render_markdown",
         "html": "ragauge.reports.sweep_html:render_html",
     },
+    "validation": {"text": "ragauge.reports.validation:render_validation_text", "json": JSON},
+    "pool": {"text": "ragauge.reports.pool:render_pool_text", "json": JSON},
+    "agreement": {"text": "ragauge.reports.agreement:render_stats_text", "json": JSON},
     "attribution": {
         "text": "ragauge.reports.attribution:render_attribution_text",
         "json": "ragauge.reports.attribution:render_attribution_json",
@@ -63,6 +66,7 @@ RENDERERS: dict[str, dict[str, str]] = {
 KINDS: dict[str, str] = {
     "Evaluation": "evaluation", "Comparison": "comparison", "SequentialComparison": "sequential",
     "GateResult": "gate", "PowerReport": "power", "SweepResult": "sweep", "Attribution": "attribution",
+    "ValidationReport": "validation", "PoolResult": "pool", "JudgeStats": "agreement",
 }
 """The class name of each result type -> its kind."""
 
@@ -85,8 +89,7 @@ def kind_of(result: Any) -> str:
         if cls.__name__ in KINDS:
             return KINDS[cls.__name__]
     raise InputError(f"no report renders a {type(result).__name__}",
-                     hint="render an Evaluation, Comparison, SequentialComparison, GateResult, PowerReport, "
-                          "SweepResult or Attribution")
+                     hint="render one of: " + ", ".join(KINDS))
 
 
 def renderer(kind: str, fmt: str) -> Callable[..., str]:

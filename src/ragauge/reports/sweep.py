@@ -150,7 +150,7 @@ def time_line(r: SweepResult) -> str:
 
 
 def render_text(r: SweepResult) -> str:
-    from ragauge.reports.table import text_table
+    from ragauge.core.table import text_table
 
     t = escape.terminal
     golden = r.meta.get("golden", {})

@@ -84,7 +84,7 @@ def render_html(r: SweepResult, links: Mapping[str, str] | None = None) -> str:
     """The page; ``links`` maps a configuration's name to the URL of its drill-down report (a
     relative link, see :func:`sweep_page`): its name in the tables links there."""
     from ragauge.core.escape import html
-    from ragauge.reports.jinja import environment, static_file
+    from ragauge.core.jinja import environment, static_file
 
     env = environment("the HTML sweep report")
     from markupsafe import Markup  # after environment(): a missing Jinja2 gets its hint first

@@ -154,7 +154,7 @@ def _engine_hint(engine: str, key: str) -> str:
         return "Elasticsearch's equivalent is num_candidates="
     if key == "api_key_env":
         return "OpenSearch takes basic auth: OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD"
-    return f"see the {ENGINES[engine]} options in the README"
+    return f"see the {ENGINES[engine]} options in docs/reference/retrievers.md"
 
 
 def _auth_hint(engine: str) -> str:

@@ -1,4 +1,5 @@
-"""The one Jinja2 environment every HTML renderer uses (the report, the comparison, the history).
+"""The one Jinja2 environment every HTML page uses (the reports, the history, the judging page), and
+JSON safe inside its ``<script>`` elements.
 
 Autoescape is on for every template, undefined names raise, and :func:`ragauge.core.escape.html`
 is the ``finalize`` hook, so no printed string carries a control character, a bidi control or a
@@ -8,7 +9,9 @@ script come from ``ragauge/reports/templates``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ragauge.core.jsonl import dumps
 
 if TYPE_CHECKING:
     import jinja2
@@ -37,3 +40,11 @@ def static_file(env: jinja2.Environment, name: str) -> str:
     if loader is None:  # pragma: no cover - environment() always sets one
         raise LookupError("the environment has no loader")
     return loader.get_source(env, name)[0]
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` characters at all
+    (so no ``</script>`` or ``<!--``), each written as its ``\\u`` escape, which JSON.parse reads back;
+    lone surrogates and the other characters :func:`ragauge.core.jsonl.dumps` escapes likewise."""
+    text = dumps(data, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
