@@ -210,3 +210,44 @@ def test_commands_parse_call_the_api_and_render() -> None:
                     and not node.module.startswith(CLI_MAY_IMPORT):
                 found.append(f"{path.name}: {node.module}")
     assert sorted(found) == []
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the ragauge modules it imports (at any depth of the file, TYPE_CHECKING blocks aside)."""
+    modules = {".".join(p.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and getattr(node.test, "id", "") == "TYPE_CHECKING" for n in ast.walk(node)}
+        found = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only or not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.add(name if name in modules else node.module)
+        graph[module] = {m for m in found if m in modules and m != module}
+    return graph
+
+
+def test_no_two_modules_import_each_other_even_lazily() -> None:
+    """A function-level import is still a dependency: no cycle of imports between modules."""
+    graph = _module_graph()
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []

@@ -89,8 +89,8 @@ _EXPORTS: dict[str, str] = {
     # metrics and evaluation
     "MetricSpec": "ragauge.metrics.spec", "parse_metric": "ragauge.api.evaluate",
     "evaluate_run": "ragauge.api.evaluate", "EvalOptions": "ragauge.evaluation.options",
-    "Evaluation": "ragauge.evaluation.result", "QueryScore": "ragauge.evaluation.result",
-    "Returned": "ragauge.evaluation.result", "read_result": "ragauge.api.report",
+    "Evaluation": "ragauge.evaluation.result", "QueryScore": "ragauge.evaluation.scores",
+    "Returned": "ragauge.evaluation.scores", "read_result": "ragauge.api.report",
     "trec_eval": "ragauge.api.tools", "TrecEvalOptions": "ragauge.treceval.runner",
     # retrievers
     "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run",

@@ -26,8 +26,8 @@ from ragauge.attribution.result import (
     Attribution,
 )
 from ragauge.core.jsonl import dumps
+from ragauge.core.notes import LOUD
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 
 DATA = Path(__file__).parents[1] / "fixtures" / "attribution"
 GOLDEN, RUN, ANSWERS = DATA / "golden.jsonl", DATA / "run.jsonl", DATA / "answers.jsonl"

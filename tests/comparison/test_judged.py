@@ -13,9 +13,9 @@ import ragauge
 from ragauge.cli.main import cli
 from ragauge.comparison import compare
 from ragauge.comparison.judged import JUDGED_DROP
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.result import Evaluation
 from ragauge.metrics.judged import judged_at
 from tests.metrics.strategies import eval_cases

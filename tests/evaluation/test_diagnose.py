@@ -10,11 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from ragauge.cli.main import cli
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.hits import Hit, QueryResult
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD, is_chunk_id, section_parent
+from ragauge.evaluation.diagnose import is_chunk_id, section_parent
 from ragauge.evaluation.evaluate import evaluate_run
 
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import ragauge
 from ragauge.cli.main import cli
-from ragauge.evaluation.diagnose import LOUD
+from ragauge.core.notes import LOUD
 from ragauge.evaluation.options import MEAN_OVER, MEAN_OVER_MIXED, MEAN_OVER_REAL
 from ragauge.reports.render import render
 

@@ -16,7 +16,8 @@ from ragauge.errors import InputError
 from ragauge.formats.runs import read_run
 from ragauge.retrieve.base import Retrieved, RetrieverOptions
 from ragauge.retrieve.registry import open_retriever
-from ragauge.runner.executor import ExecutorOptions, Progress, RetrieverDown, RunAborted, run_retriever
+from ragauge.runner.calls import Progress
+from ragauge.runner.executor import ExecutorOptions, RetrieverDown, RunAborted, run_retriever
 from tests.retrieve.servers import search_server
 
 GOLDEN = GoldenSet.from_queries([

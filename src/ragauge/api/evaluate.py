@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ragauge.evaluation.result import Evaluation
     from ragauge.metrics.judged import Unjudged
     from ragauge.metrics.spec import MetricSpec
-    from ragauge.runner.executor import Progress
+    from ragauge.runner.calls import Progress
 
 __all__ = ["evaluate", "evaluate_run", "parse_metric"]
 

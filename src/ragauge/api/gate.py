@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ragauge.gating.check import GateResult
     from ragauge.gating.config import GateRules
     from ragauge.metrics.judged import Unjudged
-    from ragauge.runner.executor import Progress
+    from ragauge.runner.calls import Progress
 
 __all__ = ["gate", "gate_sequential", "history_path", "load_rules", "read_baseline", "rules_in", "update_baseline"]
 

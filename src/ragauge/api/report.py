@@ -13,7 +13,7 @@ __all__ = ["loud_warnings", "read_result", "render", "render_parts"]
 def loud_warnings(result: Any) -> list[str]:
     """The warnings (or notes) of ``result`` that must reach a person even when the report goes to a
     file: those that say a number misleads (``evaluation.diagnose.LOUD``)."""
-    from ragauge.evaluation.diagnose import LOUD
+    from ragauge.core.notes import LOUD
 
     said = result.warnings if hasattr(result, "warnings") else getattr(result, "notes", ())
     return [w for w in said if w.startswith(LOUD)]

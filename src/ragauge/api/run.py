@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragauge.runner.executor import Progress as Progress
+from ragauge.runner.calls import Progress as Progress
 from ragauge.runner.executor import terminal_progress as terminal_progress
 from ragauge.runner.live import retrieve_all as retrieve_all
 from ragauge.runner.live import run_retriever as run_retriever

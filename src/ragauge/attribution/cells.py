@@ -34,9 +34,9 @@ from ragauge.attribution.result import (
     Attribution,
     Linked,
 )
+from ragauge.core.notes import LOUD
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, AnswerVerdict
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.result import Evaluation
 
 SHOWN_IDS = 10

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragauge.core.notes import LOUD
 from ragauge.data.relevance import is_relevant
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.metrics.judged import judged_at

@@ -150,7 +150,7 @@ class DraftReport:
     def lines(self) -> list[str]:
         """The report for a terminal; ids through :func:`ragauge.core.escape.terminal`."""
         from ragauge.core.escape import terminal as t
-        from ragauge.evaluation.diagnose import LOUD
+        from ragauge.core.notes import LOUD
 
         out = [f"corpus: {self.sections} section(s) in {self.documents} document(s); {self.too_short} too short "
                "to ask about",

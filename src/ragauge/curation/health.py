@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragauge.curation.validate import Finding
+from ragauge.curation.findings import Finding
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.pool import Pool, PoolSystem
 from ragauge.data.relevance import is_relevant

@@ -106,7 +106,7 @@ def import_golden(format: str, paths: str | Path | Sequence[str | Path], output:
     document ids; ``corpus_out`` writes the passages that got content-hash ids (or LlamaIndex's
     nodes) as a corpus JSONL; ``topic_field`` (trec), ``relevant`` (deepeval: ``context`` or
     ``source-file``) and ``split`` (beir) apply to one format each."""
-    from ragauge.evaluation.diagnose import LOUD
+    from ragauge.core.notes import LOUD
 
     if format not in FILES:
         raise InputError(f"unknown format {format!r}", hint=f"one of {', '.join(FORMATS)}")

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.jsonl import decode_lines
+from ragauge.curation.findings import Finding as Finding
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
     near_duplicate_pairs,
@@ -57,31 +58,6 @@ SEVERITIES = ("error", "warning", "info")
 
 CHUNK_HINT = ("label documents or stable sections (\"doc\" or \"doc#section-slug\"), not chunks: "
               "chunk ids change whenever the corpus is re-chunked")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: ``severity`` (error, warning, info), a stable ``code``, a message, the line it
-    is on (when it is on one), the question ids involved and how to fix it."""
-
-    severity: str
-    code: str
-    message: str
-    line: int | None = None
-    ids: tuple[str, ...] = ()
-    hint: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"severity": self.severity, "code": self.code, "message": self.message,
-                               "line": self.line, "ids": list(self.ids)}
-        if self.hint:
-            out["hint"] = self.hint
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
-        return cls(data["severity"], data["code"], data["message"], data.get("line"),
-                   tuple(data.get("ids", ())), data.get("hint"))
 
 
 @dataclass(frozen=True)

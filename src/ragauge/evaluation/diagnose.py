@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenSet
 from ragauge.data.ids import SECTION_SEP, chunk_parent, is_chunk_id, section_parent
 from ragauge.data.relevance import is_relevant
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
 
     from ragauge.data.run import Run
 
-LOUD = "NOTE: "
-"""Prefix of a warning that explains numbers which would otherwise mislead (every renderer shows
-warnings; this marks the ones that change how the numbers read)."""
 
 
 def _examples(ids: Iterable[str], n: int = 3) -> str:

@@ -12,11 +12,12 @@ import numpy as np
 from ragauge._version import __version__
 from ragauge.core.background import start
 from ragauge.core.hashing import file_hash
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.relevance import is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD, explain_zeros, lookalike_warnings, no_answer_only, refuse_unscorable
+from ragauge.evaluation.diagnose import explain_zeros, lookalike_warnings, no_answer_only, refuse_unscorable
 from ragauge.evaluation.docids import doc_id_rule
 from ragauge.evaluation.failures import classify_misses, crowding, raw_documents
 from ragauge.evaluation.grades import describe as describe_grades

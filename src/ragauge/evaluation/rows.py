@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
-from ragauge.evaluation.result import QueryScore, Returned, returned_dict, score_dict
+from ragauge.evaluation.scores import QueryScore, Returned, returned_dict, score_dict
 
 if TYPE_CHECKING:
     import pyarrow as pa

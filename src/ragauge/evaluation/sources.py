@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenSet
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.result import Asked, Evaluation
 from ragauge.evaluation.tags import mean_of
 

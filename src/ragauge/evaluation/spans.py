@@ -148,7 +148,7 @@ def resolve_spans(golden: GoldenSet, texts: Mapping[str, str] | None) -> Resolve
 
 def span_warnings(report: Mapping[str, Any]) -> list[str]:
     """What the evaluation must say about its span labels: stale ones loudly, unchecked ones plainly."""
-    from ragauge.evaluation.diagnose import LOUD
+    from ragauge.core.notes import LOUD
 
     out = []
     stale, left_out = report["stale"], report["unjudgeable"]

@@ -28,8 +28,8 @@ import numpy as np
 
 from ragauge.comparison.compare import holm_family, paired_delta
 from ragauge.comparison.result import MetricDelta
+from ragauge.core.notes import LOUD
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.result import Evaluation
 from ragauge.experiments.grid import Configuration, SweepPlan
 from ragauge.experiments.holdout import Split

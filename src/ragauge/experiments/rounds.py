@@ -18,10 +18,10 @@ from typing import Any
 
 from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenSet
 from ragauge.data.hits import QueryResult
 from ragauge.data.run import Run
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.spans import has_spans
@@ -35,7 +35,8 @@ from ragauge.formats.runs import write_run_jsonl
 from ragauge.models.tokens import WORDS
 from ragauge.retrieve.base import Retriever
 from ragauge.retrieve.rescore import RescoredRetriever
-from ragauge.runner.executor import ExecutorOptions, Progress
+from ragauge.runner.calls import Progress
+from ragauge.runner.executor import ExecutorOptions
 from ragauge.runner.executor import run_retriever as execute
 
 Asked = Callable[[str, int], None]

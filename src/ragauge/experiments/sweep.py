@@ -12,8 +12,8 @@ from typing import Any
 from ragauge._version import __version__
 from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
+from ragauge.core.notes import LOUD
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.experiments.analysis import check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
 from ragauge.experiments.halving import sample_order, schedule

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from ragauge.core.notes import LOUD
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.options import contract_differences
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of

@@ -7,10 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.errors import InputError
-from ragauge.evaluation.diagnose import LOUD
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation

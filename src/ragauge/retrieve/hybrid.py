@@ -223,13 +223,14 @@ def parts_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Path, 
 
 
 def open(spec: str, options: RetrieverOptions) -> HybridRetriever:  # noqa: A001
-    from ragauge.retrieve.registry import open_retriever
+    from ragauge.retrieve import bm25 as bm25_adapter
+    from ragauge.retrieve import dense as dense_adapter
 
     path, own, bm25_spec, dense_spec = parts_of(spec, options)
     inner = dataclasses.replace(options, extra={})
-    bm25 = open_retriever(bm25_spec, inner)
+    bm25 = bm25_adapter.open(bm25_spec, inner)
     try:
-        dense = open_retriever(dense_spec, inner)
+        dense = dense_adapter.open(dense_spec, inner)
     except BaseException:
         bm25.close()
         raise

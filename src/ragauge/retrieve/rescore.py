@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -269,13 +269,19 @@ class RescoredRetriever:
 
 
 def open(spec: str, options: RetrieverOptions, *, cache: Path | None = None) -> RescoredRetriever:  # noqa: A001
-    """Open a reranked spec: its first stage through the registry, then its reranker (a bi-encoder's
-    passage embeddings as the dense retriever opens them; ``cache``: the cache folder)."""
-    from ragauge.retrieve import dense
-    from ragauge.retrieve.registry import open_retriever
+    """Open a reranked spec: its first stage (a bm25:, dense: or hybrid: spec, opened by its own
+    adapter), then its reranker (a bi-encoder's passage embeddings as the dense retriever opens them;
+    ``cache``: the cache folder)."""
+    from ragauge.retrieve import bm25, dense, hybrid
 
     first_spec, rerank = split(spec)
-    first = open_retriever(first_spec, options)
+    stages: dict[str, Callable[[str, RetrieverOptions], Retriever]] = {
+        "bm25": bm25.open, "dense": dense.open, "hybrid": hybrid.open}
+    scheme = first_spec.partition(":")[0]
+    if scheme not in stages:
+        raise InputError(f"rerank applies to bm25:, dense: and hybrid: specs, not {scheme}:",
+                         hint="rerank your own retriever in your code, or rerank a built-in one")
+    first = stages[scheme](first_spec, options)
     try:
         if rerank.kind == "bi-encoder":
             passages = dense.open(rerank.passages, RetrieverOptions(), cache=cache)

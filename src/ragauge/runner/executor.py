@@ -22,13 +22,13 @@ from ragauge.core.files import Appender, atomic_write, atomic_writer, is_stream
 from ragauge.core.jsonl import dumps
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.hits import QueryResult
-from ragauge.errors import InputError, RagaugeError
+from ragauge.errors import InputError
 from ragauge.errors import RetrieverDown as RetrieverDown  # the error classes live in ragauge.errors
 from ragauge.errors import RunAborted as RunAborted
 from ragauge.errors import RunInterrupted as RunInterrupted
 from ragauge.formats.run_lines import jsonl_answers, run_line
-from ragauge.redact import redact
-from ragauge.retrieve.base import Retriever, RetrieverOptions, RetryableError, check_answer
+from ragauge.retrieve.base import Retriever, RetrieverOptions
+from ragauge.runner.calls import Abandoned, Progress, acall, call
 from ragauge.runner.options import GRACE as GRACE
 from ragauge.runner.options import ON_ERROR as ON_ERROR
 from ragauge.runner.options import ExecutorOptions as ExecutorOptions
@@ -38,20 +38,6 @@ from ragauge.runner.workers import LoopWorkers, Workers
 if TYPE_CHECKING:
     from ragauge.data.run import Run
     from ragauge.runner.ray_workers import RaySetup, RayWorkers
-
-@dataclass
-class Progress:
-    """Counts the executor reports; ``on_result`` is called from the main thread only."""
-
-    total: int = 0
-    done: int = 0
-    errors: int = 0
-    retried: int = 0
-    resumed: int = 0
-    abandoned: int = 0
-    """Calls that overran the timeout and were left running (``python:`` callables), set when the run ends."""
-    on_result: Callable[[Progress], None] | None = field(default=None, repr=False)
-
 
 @dataclass(frozen=True, eq=False)
 class Answered:
@@ -68,78 +54,6 @@ class Answered:
         from ragauge.data.run import Run
 
         return Run.from_results(self.results, meta=self.meta, source=self.source)
-
-
-class _Abandoned(Exception):  # noqa: N818 - not an error: a retry not made after Ctrl-C
-    """A call that would have been retried after the first Ctrl-C: it is not, and counts as abandoned."""
-
-
-def _call(retriever: Retriever, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
-          progress: Progress, lock: threading.Lock, halted: threading.Event) -> QueryResult:
-    """One question, retried on transient failures until ``halted`` (the first Ctrl-C). A failed
-    call records no latency (its time says nothing about the retriever's speed and must not enter
-    p50/p95)."""
-    attempt = 0
-    while True:
-        start = time.perf_counter()
-        try:
-            return _answered(q, retriever.search(q.query, opts.fetch), start)
-        except Exception as exc:  # noqa: BLE001 - _failed sorts it: stop, record, or try again
-            outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
-        if isinstance(outcome, QueryResult):
-            return outcome
-        if halted.wait(outcome):
-            raise _Abandoned(q.id)
-        attempt += 1
-
-
-async def _acall(retriever: Any, q: GoldenQuery, opts: ExecutorOptions, rng: random.Random,
-                 progress: Progress, lock: threading.Lock, halted: threading.Event) -> QueryResult:
-    """``_call`` for a retriever with ``asearch``, on the executor's event loop."""
-    import asyncio
-
-    attempt = 0
-    while True:
-        start = time.perf_counter()
-        try:
-            return _answered(q, await retriever.asearch(q.query, opts.fetch), start)
-        except Exception as exc:  # noqa: BLE001 - _failed sorts it: stop, record, or try again
-            outcome = _failed(q, exc, attempt, opts, rng, progress, lock)
-        if isinstance(outcome, QueryResult):
-            return outcome
-        end = time.monotonic() + outcome
-        while not halted.is_set() and (left := end - time.monotonic()) > 0:
-            await asyncio.sleep(min(left, 0.05))
-        if halted.is_set():
-            raise _Abandoned(q.id)
-        attempt += 1
-
-
-def _answered(q: GoldenQuery, got: Any, start: float) -> QueryResult:
-    latency = (time.perf_counter() - start) * 1000.0
-    check_answer(got, q.id)
-    return QueryResult(q.id, tuple(got.hits), round(latency, 3), got.cost)
-
-
-def _failed(q: GoldenQuery, exc: Exception, attempt: int, opts: ExecutorOptions, rng: random.Random,
-            progress: Progress, lock: threading.Lock) -> QueryResult | float:
-    """What a failed call means: a fatal, user-correctable problem (bad URL, 401, malformed
-    response) is raised to stop the run; a transient one (RetryableError, a timeout, a lost
-    connection) returns the backoff before the next attempt, or the failed result once the
-    retries are spent; anything else the retriever (user code) raised is a failed result."""
-    if isinstance(exc, RagaugeError) and not isinstance(exc, RetryableError):
-        if exc.where is None:
-            exc.where = f"question {q.id!r}"
-        raise exc
-    if isinstance(exc, (RetryableError, TimeoutError, ConnectionError)):
-        if attempt >= opts.retries:
-            return QueryResult(q.id, (), None, None,
-                               redact(f"{type(exc).__name__}: {exc} (after {attempt + 1} "
-                                      f"attempt{'s' if attempt else ''})"))
-        with lock:
-            progress.retried += 1
-        return rng.uniform(0, min(opts.max_backoff, opts.backoff * 2 ** attempt))
-    return QueryResult(q.id, (), None, None, redact(f"{type(exc).__name__}: {exc}"))
 
 
 def _completed(path: Path) -> tuple[list[QueryResult], dict[str, Any]]:
@@ -276,11 +190,11 @@ def answer_all(
         n_workers = workers.slots
     elif hasattr(retriever, "asearch"):  # many calls in flight on one event loop, not one thread each
         n_workers = options.concurrency
-        workers = LoopWorkers(n_workers, lambda q: _acall(retriever, q, options, rng, progress, lock, halted),
+        workers = LoopWorkers(n_workers, lambda q: acall(retriever, q, options, rng, progress, lock, halted),
                               closing=getattr(retriever, "aclose", None), halted=halted)
     else:
         n_workers = max(1, min(options.concurrency, getattr(retriever, "max_concurrency", options.concurrency)))
-        workers = Workers(n_workers, lambda q: _call(retriever, q, options, rng, progress, lock, halted))
+        workers = Workers(n_workers, lambda q: call(retriever, q, options, rng, progress, lock, halted))
     queue_ = iter(todo)
     in_flight = 0
     gave_up = 0  # retries not made after Ctrl-C
@@ -296,9 +210,9 @@ def answer_all(
                     items = _wait(workers, ctrl_c)  # every answer there: one write, one wake-up
                     in_flight -= len(items)
                     answers = [item for item in items if isinstance(item, QueryResult)]
-                    gave_up += sum(isinstance(item, _Abandoned) for item in items)
+                    gave_up += sum(isinstance(item, Abandoned) for item in items)
                     stop = next((item for item in items if isinstance(item, BaseException)
-                                 and not isinstance(item, _Abandoned)), None)
+                                 and not isinstance(item, Abandoned)), None)
                     failed = next((a for a in answers if a.error is not None), None)
                     if stop is None and failed is not None and options.on_error == "fail":
                         stop = RunAborted(f"question {failed.id!r} failed: {failed.error}",

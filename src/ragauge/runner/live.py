@@ -15,7 +15,8 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.shard import Shard, parse_shard
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.base import Retriever, RetrieverOptions
-from ragauge.runner.executor import Answered, ExecutorOptions, Progress, answer_all
+from ragauge.runner.calls import Progress
+from ragauge.runner.executor import Answered, ExecutorOptions, answer_all
 from ragauge.runner.ray_workers import RaySetup
 
 if TYPE_CHECKING:

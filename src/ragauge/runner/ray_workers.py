@@ -42,7 +42,7 @@ def _ray() -> Any:
 
 
 def _actor_class(ray: Any) -> Any:
-    from ragauge.runner.executor import Progress, _call
+    from ragauge.runner.calls import Progress, call
 
     class RetrieverActor:
         """One retriever, opened once from its spec, answering questions with the executor's own
@@ -59,7 +59,7 @@ def _actor_class(ray: Any) -> Any:
             self.halted = threading.Event()  # an actor's retries end with the driver's stop, not its Ctrl-C
 
         def call(self, q: GoldenQuery) -> QueryResult:
-            return _call(self.retriever, q, self.options, self.rng, self.progress, self.lock, self.halted)
+            return call(self.retriever, q, self.options, self.rng, self.progress, self.lock, self.halted)
 
         def close(self) -> None:
             self.retriever.close()
