@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run as evaluate_run
+from ragauge.metrics.spec import DEFAULT_K
 from ragauge.metrics.spec import parse_metric as parse_metric
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ _RETRIEVER_ONLY = ("save_run", "resume", "concurrency", "timeout", "retries", "d
 
 
 def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format: str = "auto",
-             k: int | Sequence[int] = 5, metrics: Sequence[str | MetricSpec] | str | None = None,
+             k: int | Sequence[int] = DEFAULT_K, metrics: Sequence[str | MetricSpec] | str | None = None,
              fetch: int | None = None, concurrency: int | None = None, timeout: float | None = None,
              retries: int | None = None, on_error: str = "zero", save_run: str | Path | None = None,
              resume: bool = False, doc_id_key: str | None = None, doc_id_sep: str | None = None,

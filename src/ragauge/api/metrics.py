@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragauge.metrics.spec import DEFAULT_K as DEFAULT_K
 from ragauge.metrics.spec import MAX_CUTOFF as MAX_CUTOFF
 
 __all__ = ["metric_reference"]

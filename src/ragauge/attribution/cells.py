@@ -38,11 +38,13 @@ from ragauge.core.notes import LOUD
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, AnswerVerdict
 from ragauge.evaluation.result import Evaluation
+from ragauge.metrics.spec import DEFAULT_K
 
 SHOWN_IDS = 10
 
 
-def attribute_evaluation(evaluation: Evaluation, answers: Answers, *, k: int = 5, threshold: float | None = None,
+def attribute_evaluation(evaluation: Evaluation, answers: Answers, *, k: int = DEFAULT_K,
+                         threshold: float | None = None,
                          why_unjudged: Mapping[str, str] | None = None,
                          meta: Mapping[str, Any] | None = None) -> Attribution:
     """Link every question of ``evaluation`` to its verdict in ``answers`` at cutoff ``k``.

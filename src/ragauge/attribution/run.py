@@ -18,6 +18,7 @@ from ragauge.evaluation.options import EvalOptions
 from ragauge.formats.answers import as_answers
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
+from ragauge.metrics.spec import DEFAULT_K
 
 
 def attribute(
@@ -25,7 +26,7 @@ def attribute(
     run: Any,
     answers: Answers | str | Path | Mapping[str, Any] | Iterable[AnswerVerdict | Mapping[str, Any]],
     *,
-    k: int = 5,
+    k: int = DEFAULT_K,
     threshold: float | None = None,
     fetch: int | None = None,
     doc_id_sep: str | None = None,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import parse_ks, write_output
 from ragauge.errors import InputError
 from ragauge.reports.registry import formats
@@ -18,7 +19,7 @@ from ragauge.reports.registry import formats
 @click.option("--answers", "answers_path", required=True, type=click.Path(path_type=Path),
               help='Answer verdicts, JSONL: {"id": ..., "verdict": "good"|"bad"} or {"id": ..., "score": 0.8}, '
                    'optional "answer" (text) and "source".')
-@click.option("-k", "k", default="5", show_default=True, help="Found = a relevant document in the top k.")
+@click.option("-k", "k", default=str(DEFAULT_K), show_default=True, help="Found = a relevant document in the top k.")
 @click.option("--threshold", type=float, help="A score >= this is a good answer (for lines with a score).")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
 @click.option("--fetch", type=int, help="Keep each question's first N raw hits before deduplication.")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.reports.registry import formats
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
                    "on --metric is certain at --alpha (an anytime-valid confidence sequence).")
 @click.option("--metric", default="ndcg@10", show_default=True, help="The metric a --sequential comparison decides on.")
 @click.option("--seed", default=0, show_default=True, help="The question order of a --sequential comparison.")
-@click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the default metrics.")
+@click.option("-k", "ks", default=str(DEFAULT_K), show_default=True, help="Cutoff(s) for the default metrics.")
 @click.option("--metrics", help="Comma-separated metric specs to compare.")
 @click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
@@ -73,12 +74,12 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
             from ragauge.api.compare import compare_sequential
 
             found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
-                                       fetch=fetch or 20, corpus=corpus)
+                                       fetch=fetch, corpus=corpus)
             write_output(render(found, fmt), output)
             return
         from ragauge.api.evaluate import evaluate
 
-        runs = [evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch or 20,
+        runs = [evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch,
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                                  corpus=corpus, grades=grades) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)

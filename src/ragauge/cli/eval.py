@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.history import history_option
 from ragauge.cli.options import grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 @click.option("--retriever", "spec", help="Call this retriever instead of reading a run (see 'ragauge run --help').")
 @click.option("--save-run", type=click.Path(path_type=Path), help="With --retriever: keep the run in this file.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
-@click.option("-k", "ks", default="5", show_default=True,
+@click.option("-k", "ks", default=str(DEFAULT_K), show_default=True,
               help="Cutoff(s) for the default metrics hit@k, recall@k, mrr, ndcg@k; e.g. 1,5,10.")
 @click.option("--metrics", help="Comma-separated metric specs instead, e.g. hit@1,recall@10,mrr,ndcg@10.")
 @retriever_options

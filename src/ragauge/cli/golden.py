@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.metrics import DEFAULT_K
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
 from ragauge.reports.registry import formats
@@ -51,7 +52,8 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
               help="Warn about tags with fewer questions than this.")
 @click.option("--run", type=click.Path(path_type=Path),
               help="A run of the golden set: also say how small a change the set can detect (as ragauge power).")
-@click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the power figures (with --run).")
+@click.option("-k", "ks", default=str(DEFAULT_K), show_default=True,
+              help="Cutoff(s) for the power figures (with --run).")
 @click.option("--pool", "pools", type=click.Path(path_type=Path), multiple=True,
               help="A pool file from 'golden pool', or run files to pool (repeatable): check label health.")
 @click.option("--pool-depth", type=int, help="Depth to pool run files at (--pool RUN; default 10).")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import parse_ks, texts_options, write_output
 from ragauge.reports.registry import formats
 
@@ -14,7 +15,7 @@ from ragauge.reports.registry import formats
 @click.argument("golden", type=click.Path(path_type=Path))
 @click.option("--run", "runs", type=click.Path(path_type=Path), multiple=True, required=True,
               help="A run of the golden set; give two to use their observed paired differences.")
-@click.option("-k", "ks", default="5", show_default=True, help="Cutoff(s) for the default metrics.")
+@click.option("-k", "ks", default=str(DEFAULT_K), show_default=True, help="Cutoff(s) for the default metrics.")
 @click.option("--metrics", help="Comma-separated metric specs.")
 @click.option("--effect", type=float, help="A difference to plan for: how many questions it needs.")
 @click.option("--alpha", default=0.05, show_default=True, help="Significance level of the two-sided test.")

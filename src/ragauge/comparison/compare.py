@@ -23,7 +23,7 @@ from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
-from ragauge.metrics.spec import parse_metrics
+from ragauge.metrics.spec import DEFAULT_K, parse_metrics
 from ragauge.stats.holm import holm
 from ragauge.stats.paired import EPS, METHOD, paired_test
 from ragauge.stats.power import DEFAULT_POWER, Differences, min_questions, minimum_detectable_effect
@@ -87,7 +87,7 @@ def compare(
     *,
     golden: Any = None,
     metrics: Sequence[str] | str | None = None,
-    k: int | Sequence[int] = 5,
+    k: int | Sequence[int] = DEFAULT_K,
     fetch: int | None = None,
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,

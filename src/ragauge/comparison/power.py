@@ -15,6 +15,7 @@ from typing import Any
 from ragauge.core.numbers import CORRELATION, PROBABILITY, UNIT, Range, check_number
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag
+from ragauge.metrics.spec import DEFAULT_K
 from ragauge.stats.power import (
     DEFAULT_CORRELATION,
     DEFAULT_POWER,
@@ -108,7 +109,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
 
 
 def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | str | None = None,
-          k: int | Sequence[int] = 5, effect: float | None = None, alpha: float = 0.05,
+          k: int | Sequence[int] = DEFAULT_K, effect: float | None = None, alpha: float = 0.05,
           target_power: float = DEFAULT_POWER, correlation: float = DEFAULT_CORRELATION, fetch: int | None = None,
           doc_id_sep: str | None = None, doc_id_pattern: str | None = None, corpus: Any = None,
           tokenizer: str | None = None) -> PowerReport:

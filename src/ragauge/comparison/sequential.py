@@ -66,8 +66,9 @@ def ask(part: GoldenSet, adapter: Any, executor: Any, scoring: Any) -> Any:
 
 
 def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@10", alpha: float = 0.05,
-                       seed: int = 0, fetch: int = 20, concurrency: int = 8, timeout: float = 30.0,
-                       retries: int = 3, batch: int | None = None, doc_id_key: str | None = None,
+                       seed: int = 0, fetch: int | None = None, concurrency: int | None = None,
+                       timeout: float | None = None, retries: int | None = None, batch: int | None = None,
+                       doc_id_key: str | None = None,
                        config: Mapping[str, Any] | None = None, corpus: str | Path | None = None
                        ) -> SequentialComparison:
     """Ask ``base`` and ``new`` (retriever specs, functions ``fn(query, n)`` or framework objects, as
@@ -75,12 +76,12 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
     ``seed``, ``batch`` questions at a time (default: ``concurrency``), score each on ``metric``, and
     stop at the first question after which the confidence sequence of the mean difference (new -
     base) excludes 0. A call that fails scores 0, as in ``evaluate``. InputError for fewer than 2
-    answerable questions or a bad alpha."""
+    answerable questions or a bad alpha. ``fetch``, ``concurrency``, ``retries`` and ``timeout`` left
+    None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
     from ragauge.evaluation.options import EvalOptions
     from ragauge.metrics.spec import parse_metric
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.runner.executor import ExecutorOptions
-    from ragauge.runner.live import open_any
+    from ragauge.runner.live import executor_options, open_any
 
     alpha = check_number(alpha, "alpha", PROBABILITY)
     name = str(parse_metric(metric))
@@ -90,10 +91,11 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
         raise InputError(f"only {len(questions)} answerable question(s): nothing to compare",
                          hint="use a golden set with answerable questions")
     order = np.random.default_rng(seed).permutation(len(questions))
-    size = batch or concurrency
-    executor = ExecutorOptions(fetch=fetch, concurrency=concurrency, retries=retries)
-    options = RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=dict(config or {}))
-    scoring = EvalOptions(metrics=[name], fetch=fetch, corpus=corpus)
+    executor = executor_options(fetch, concurrency, retries)
+    size = batch or executor.concurrency
+    options = RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}),
+                               timeout=RetrieverOptions.timeout if timeout is None else timeout)
+    scoring = EvalOptions(metrics=[name], fetch=executor.fetch, corpus=corpus)
     opened = [open_any(r, options) for r in (base, new)]
     differences: list[float] = []
     calls = 0

@@ -124,7 +124,8 @@ def name_systems(items: Any, kind: str) -> list[tuple[str, Any]]:
 
 
 def _systems(golden: GoldenSet, retrievers: list[tuple[str, Any]], runs: list[tuple[str, Any]], *,
-             fetch: int, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
+             fetch: int, concurrency: int | None, timeout: float | None, retries: int | None,
+             doc_id_key: str | None,
              config: Mapping[str, Any] | None, progress: ProgressFactory | None) -> list[tuple[PoolSystem, Run]]:
     from ragauge.formats.runs import as_run
     from ragauge.runner.live import retrieve_all
@@ -197,9 +198,10 @@ def build_pool(golden: GoldenSet, systems: Sequence[tuple[PoolSystem, Run]], dep
 
 def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = (),
                 runs: Sequence[Any] | Mapping[str, Any] = (), output: str | Path | None = None,
-                depth: int = DEFAULT_DEPTH, fetch: int | None = None, concurrency: int = 8, timeout: float = 30.0,
-                retries: int = 3, doc_id_key: str | None = None, doc_id_sep: str | None = None,
-                doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
+                depth: int = DEFAULT_DEPTH, fetch: int | None = None, concurrency: int | None = None,
+                timeout: float | None = None, retries: int | None = None, doc_id_key: str | None = None,
+                doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
+                config: Mapping[str, Any] | None = None,
                 progress: ProgressFactory | None = None) -> PoolResult:
     """Pool the top ``depth`` documents of ``retrievers`` (spec strings, functions ``fn(query, n)`` or
     adapters; a mapping gives them names) and ``runs`` (run files, Runs or ``{qid: [doc, ...]}``) for
@@ -208,7 +210,8 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
 
     Retrievers are asked for ``fetch`` hits (default: twice ``depth``, at least 20, so that chunk hits
     folded into documents still leave ``depth`` documents); a call that still fails after ``retries``
-    leaves that retriever out of the question, and the result's notes say so."""
+    leaves that retriever out of the question, and the result's notes say so. ``concurrency``,
+    ``timeout`` and ``retries`` left None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
     golden_set, skipped = pool_questions(golden)
     depth = int(check_number(depth, "--depth (documents pooled per system)", COUNT))
     fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, "--fetch", COUNT))

@@ -51,6 +51,7 @@ from ragauge.curation.similarity import (
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, lookalike_key, looks_altered, section_parent
 from ragauge.errors import InputError, where
+from ragauge.metrics.spec import DEFAULT_K
 from ragauge.stats.power import min_questions
 
 REPORT_VERSION = 1
@@ -363,7 +364,8 @@ def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Findin
 def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
                     documents: Set[str] | None = None, min_per_tag: int = 5,
                     config: Mapping[str, Any] | None = None, run: Any = None,
-                    k: int | Sequence[int] = 5, pool: Any = None, pool_depth: int | None = None, max_relevant: int = 20,
+                    k: int | Sequence[int] = DEFAULT_K, pool: Any = None, pool_depth: int | None = None,
+                    max_relevant: int = 20,
                     doc_id_sep: str | None = None, doc_id_pattern: str | None = None) -> ValidationReport:
     """Check a golden-set file and return every finding with its line (``report.exit_code`` is 0
     when clean, 1 with findings). Relevant ids are checked against ``documents``, or the ids of a

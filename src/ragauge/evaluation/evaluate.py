@@ -43,7 +43,7 @@ from ragauge.formats.runs import RunStream, scored_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
-from ragauge.metrics.spec import MetricSpec
+from ragauge.metrics.spec import DEFAULT_K, MetricSpec
 from ragauge.models.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.redact import redact_value
 
@@ -62,7 +62,7 @@ def evaluate_run(
     run: Run | RunStream | str | Path | Mapping[str, Any],
     *,
     metrics: Sequence[str | MetricSpec] | str | None = None,
-    k: int | Sequence[int] = 5,
+    k: int | Sequence[int] = DEFAULT_K,
     fetch: int | None = None,
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,

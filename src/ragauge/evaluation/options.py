@@ -11,7 +11,7 @@ from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import InputError
 from ragauge.metrics.judged import UNJUDGED, Unjudged
-from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metrics
+from ragauge.metrics.spec import DEFAULT_K, MetricSpec, default_metrics, parse_metrics
 from ragauge.models.tokens import WORDS
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class EvalOptions:
     lengths, from the corpus text each hit covers (``ragauge.models.tokens``)."""
 
     metrics: Sequence[str | MetricSpec] | str | None = None
-    k: int | Sequence[int] = 5
+    k: int | Sequence[int] = DEFAULT_K
     fetch: int | None = None
     doc_id_sep: str | None = None
     doc_id_pattern: str | None = None

@@ -22,7 +22,7 @@ from typing import Any
 from ragauge.config import key_line, read_table
 from ragauge.core.numbers import CORRELATION, COUNT, PROBABILITY, UNIT, Range, check_number
 from ragauge.errors import InputError
-from ragauge.metrics.spec import parse_metric
+from ragauge.metrics.spec import DEFAULT_K, parse_metric
 
 DEFAULT_METRICS = ("hit@5", "recall@5", "mrr", "ndcg@5")
 DEFAULT_ALLOWED_DROP = 0.02
@@ -48,7 +48,7 @@ class GateRules:
     metrics: dict[str, float] = field(default_factory=lambda: {m: DEFAULT_ALLOWED_DROP for m in DEFAULT_METRICS})
     tag_floors: dict[str, dict[str, float]] = field(default_factory=dict)
     critical: tuple[str, ...] = ()
-    critical_k: int = 5
+    critical_k: int = DEFAULT_K
     fail_if: str = "drop"
     alpha: float = 0.05
     strict_power: bool = False

@@ -52,8 +52,9 @@ def decide(d: np.ndarray, fail_if: str, allowed: float, alpha: float, level: flo
 
 
 def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
-                    seed: int = 0, fetch: int | None = None, concurrency: int = 8, timeout: float = 30.0,
-                    retries: int = 3, batch: int | None = None, doc_id_key: str | None = None,
+                    seed: int = 0, fetch: int | None = None, concurrency: int | None = None,
+                    timeout: float | None = None, retries: int | None = None, batch: int | None = None,
+                    doc_id_key: str | None = None,
                     config: Mapping[str, Any] | None = None) -> GateResult:
     """Gate ``retriever`` (a spec, a function ``fn(query, n)`` or a framework object) against the
     baseline file question by question, stopping as soon as the verdict is certain (see the module
@@ -67,8 +68,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     from ragauge.gating.baseline import read_baseline
     from ragauge.gating.run import _rules
     from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.runner.executor import ExecutorOptions
-    from ragauge.runner.live import open_any
+    from ragauge.runner.live import executor_options, open_any
     found = read_baseline(Path(baseline))
     rules = _rules(rules, found)
     if not rules.tests:
@@ -100,15 +100,16 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     first = sum(q.id in critical for q in order)  # every critical question is asked before any stop
     drop_rules = [m for m in metrics if rules.fail_if != "not_shown_no_worse"]
     level = rules.alpha / max(1, len(drop_rules))
-    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout,
-                                                           config=dict(config or {})))
-    executor = ExecutorOptions(fetch=depth or 20, concurrency=concurrency, retries=retries)
+    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}),
+                                                           timeout=RetrieverOptions.timeout if timeout is None
+                                                           else timeout))
+    executor = executor_options(depth, concurrency, retries)  # None: ExecutorOptions' defaults
     diffs: dict[str, dict[str, float]] = {m: {} for m in metrics}
     decided: dict[str, tuple[bool, int]] = {}  # metric -> (passed, at question)
     evaluations = []
     asked = calls = 0
     try:
-        size = batch or concurrency
+        size = batch or executor.concurrency
         for start in range(0, len(order), size):
             part = GoldenSet.from_queries(order[start:start + size])
             scored = ask(part, adapter, executor, scoring)

@@ -12,6 +12,8 @@ from ragauge.errors import InputError
 _CUTOFF = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
 _BUDGET = re.compile(r"([0-9]{1,12})[tT]")
 MAX_CUTOFF = 10**9
+DEFAULT_K = 5
+"""The cutoff of the default metrics (hit@k, recall@k, mrr, ndcg@k) wherever k is not given."""
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:@\s*(\S+))?\s*$")
 
 
