@@ -159,9 +159,20 @@ def test_pytest_helper(baseline: Path) -> None:
     from ragauge.testing import assert_no_regression
 
     cfg = EXAMPLE / "ragauge.toml"
-    assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, config=cfg).passed
+    assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, rules=cfg).passed
     with pytest.raises(AssertionError, match="ndcg@10: baseline 0.6860, now 0.6617"):
-        assert_no_regression(GOLDEN, WORSE, baseline=baseline, config=cfg)
+        assert_no_regression(GOLDEN, WORSE, baseline=baseline, rules=cfg)
+    assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, rules=load_rules(cfg)).passed
+
+
+def test_the_pytest_helper_s_former_config_name_still_works_with_a_warning(baseline: Path) -> None:
+    from ragauge.testing import assert_no_regression
+
+    cfg = EXAMPLE / "ragauge.toml"
+    with pytest.warns(DeprecationWarning, match="now rules="):
+        assert assert_no_regression(GOLDEN, GOOD, baseline=baseline, config=cfg).passed
+    with pytest.raises(TypeError, match="not both"):
+        assert_no_regression(GOLDEN, GOOD, baseline=baseline, config=cfg, rules=cfg)
 
 
 def test_gate_and_baseline_can_call_the_retriever(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -251,8 +262,8 @@ def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> 
     from ragauge.testing import assert_no_regression
 
     with pytest.raises(AssertionError, match="unjudged differ"):
-        assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml")
-    assert assert_no_regression(GOLDEN, GOOD, baseline=path, config=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
+        assert_no_regression(GOLDEN, GOOD, baseline=path, rules=EXAMPLE / "ragauge.toml")
+    assert assert_no_regression(GOLDEN, GOOD, baseline=path, rules=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
     # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
     assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]
 
