@@ -251,3 +251,33 @@ def test_no_two_modules_import_each_other_even_lazily() -> None:
         if module not in state:
             visit(module, [module])
     assert cycles == []
+
+
+SCORING_EXCEPTIONS: dict[str, set[str]] = {
+    # known_documents: a retriever that lists its documents, or a corpus, sets it; evaluate_run takes it
+    "evaluate": {"known_documents"},
+    # the rules name the metrics and cutoffs; a gate scores failed calls 0 and every question together
+    "gate": {"metrics", "k", "on_error", "known_documents", "mix_synthetic"},
+    "update_baseline": {"metrics", "k", "on_error", "known_documents", "mix_synthetic"},
+    # both runs are files or results: failures already recorded; mixing is the runs' own setting
+    "compare": {"on_error", "known_documents", "mix_synthetic"},
+    "power": {"on_error", "known_documents", "mix_synthetic"},
+}
+"""Scoring options a verb does not take, and why (the rest of EvalOptions it must)."""
+
+
+def test_every_scoring_verb_takes_the_evaluation_options() -> None:
+    """The options threaded through the public verbs cannot drift from EvalOptions again (ragauge.evaluate
+    once had no tokenizer while eval --retriever --tokenizer worked)."""
+    import dataclasses
+    import inspect
+
+    from ragauge.evaluation.options import EvalOptions
+
+    fields = {f.name for f in dataclasses.fields(EvalOptions)}
+    drift = {}
+    for verb, skipped in {"evaluate_run": set(), **SCORING_EXCEPTIONS}.items():
+        missing = fields - set(inspect.signature(getattr(ragauge, verb)).parameters) - skipped
+        if missing:
+            drift[verb] = sorted(missing)
+    assert drift == {}

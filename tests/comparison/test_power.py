@@ -40,6 +40,24 @@ def test_two_runs_use_their_paired_differences() -> None:
     assert "paired differences" in report.meta["spread"]
 
 
+def test_power_scores_as_the_comparison_it_plans_for(tmp_path: Path) -> None:
+    """unjudged and grades reach the evaluation power simulates from, as compare and the gate apply them."""
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("".join(f'{{"id": "q{i}", "query": "x", "relevant": {{"d{i}": 2, "n{i}": 0}}}}\n'
+                              for i in range(30)))
+    run = tmp_path / "r.jsonl"
+    run.write_text("".join(f'{{"id": "q{i}", "hits": ["u{i}", "{"d" if i % 3 else "n"}{i}"]}}\n' for i in range(30)))
+    args = dict(new=None, metrics="hit@1", correlation=0.5)
+    plain = ragauge.power(golden, run, **args).metrics["hit@1"]  # type: ignore[arg-type]
+    condensed = ragauge.power(golden, run, unjudged="unknown", **args).metrics["hit@1"]  # type: ignore[arg-type]
+    expected = ragauge.evaluate_run(golden, run, metrics=["hit@1"], unjudged="unknown").column("hit@1")
+    assert plain.mde != condensed.mde
+    assert condensed.mde == minimum_detectable_effect(Differences.one_run(expected, 0.5), 30)
+    out = CliRunner().invoke(cli, ["power", str(golden), "--run", str(run), "--metrics", "hit@1",
+                                   "--unjudged", "unknown", "--format", "json"])
+    assert out.exit_code == 0 and json.loads(out.stdout)["metrics"]["hit@1"]["mde"] == condensed.mde
+
+
 def test_cli_text_json_and_tags(tmp_path: Path) -> None:
     golden = tmp_path / "g.jsonl"
     lines = [f'{{"id": "q{i}", "query": "x", "relevant": ["d{i}"], "tags": ["{"big" if i < 40 else "mobile"}"]}}'

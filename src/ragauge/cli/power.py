@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ragauge.api.metrics import DEFAULT_K
-from ragauge.cli.options import parse_ks, texts_options, write_output
+from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.reports.registry import formats
+
+if TYPE_CHECKING:
+    from ragauge.metrics.judged import Unjudged
 
 
 @click.command("power")
@@ -26,12 +30,14 @@ from ragauge.reports.registry import formats
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
 @texts_options
+@unjudged_option()
+@grades_option()
 @click.option("--format", "fmt", type=click.Choice(formats("power")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | None, effect: float | None,
                   alpha: float, target_power: float, correlation: float, fetch: int | None, doc_id_sep: str | None,
-                  doc_id_pattern: str | None, corpus: Path | None, tokenizer: str | None, fmt: str,
-                  output: Path | None) -> None:
+                  doc_id_pattern: str | None, corpus: Path | None, tokenizer: str | None, unjudged: Unjudged,
+                  grades: str | None, fmt: str, output: Path | None) -> None:
     """How small a change the golden set can detect, overall and per tag.
 
     For each metric: the minimum detectable effect (MDE) at the given power of the two-sided
@@ -47,11 +53,14 @@ def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | 
     """
     from ragauge.api.compare import power
     from ragauge.api.report import render
+    from ragauge.config import eval_grades
     from ragauge.errors import InputError
 
     if len(runs) > 2:
         raise InputError(f"--run takes one or two runs, got {len(runs)}", hint="--run BASE [--run NEW]")
     report = power(golden, runs[0], new=runs[1] if len(runs) == 2 else None, metrics=metrics, k=parse_ks(ks),
                    effect=effect, alpha=alpha, target_power=target_power, correlation=correlation, fetch=fetch,
-                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
+                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, corpus=corpus, tokenizer=tokenizer,
+                   unjudged=unjudged,
+                   grades=grades if grades is not None else eval_grades(None))
     write_output(render(report, fmt), output)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragauge.core.numbers import CORRELATION, PROBABILITY, UNIT, Range, check_number
 from ragauge.evaluation.result import Evaluation
@@ -24,6 +24,9 @@ from ragauge.stats.power import (
     minimum_detectable_effect,
     required_questions,
 )
+
+if TYPE_CHECKING:
+    from ragauge.metrics.judged import Unjudged
 
 POWER_VERSION = 1
 POWER = Range(0.5, 1, high_open=True)
@@ -112,10 +115,12 @@ def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | st
           k: int | Sequence[int] = DEFAULT_K, effect: float | None = None, alpha: float = 0.05,
           target_power: float = DEFAULT_POWER, correlation: float = DEFAULT_CORRELATION, fetch: int | None = None,
           doc_id_sep: str | None = None, doc_id_pattern: str | None = None, corpus: Any = None,
-          tokenizer: str | None = None) -> PowerReport:
+          tokenizer: str | None = None, unjudged: Unjudged = "non-relevant",
+          grades: str | Mapping[float, float] | None = None) -> PowerReport:
     """Evaluate ``run`` (and ``new``, a second run, when given) on ``golden`` and return what the
-    golden set can detect for each metric: ``power_of`` (``ragauge power``); ``corpus`` and
-    ``tokenizer`` as in ``evaluate_run``."""
+    golden set can detect for each metric: ``power_of`` (``ragauge power``); ``corpus``,
+    ``tokenizer``, ``unjudged`` and ``grades`` as in ``evaluate_run``, so the figures are those of the
+    comparison or gate scored the same way."""
     from ragauge.evaluation.evaluate import score_run
     from ragauge.evaluation.options import EvalOptions
     from ragauge.formats.golden import as_golden
@@ -123,7 +128,8 @@ def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | st
     from ragauge.metrics.spec import parse_metrics
 
     names = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
-    options = EvalOptions(names, k, fetch, doc_id_sep, doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
+    options = EvalOptions(names, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged, corpus=corpus,
+                          tokenizer=tokenizer, grades=grades)
     gold = as_golden(golden)
     base = score_run(gold, as_run(run), options)
     other = score_run(gold, as_run(new), options) if new is not None else None
