@@ -114,31 +114,13 @@ def write_drilldowns(r: SweepResult, golden: Any, folder: str | Path) -> dict[st
     over every question it answered (so a configuration successive halving dropped is
     reported on its sample only, as its row is). Returns the path written per configuration name."""
     from ragauge.core.files import atomic_write
-    from ragauge.data.golden import GoldenSet
-    from ragauge.evaluation.evaluate import evaluate_run
-    from ragauge.evaluation.spans import has_spans
-    from ragauge.formats.corpus import read_corpus_texts
-    from ragauge.formats.golden import as_golden
-    from ragauge.formats.runs import read_run
-    from ragauge.models.tokens import WORDS
+    from ragauge.experiments.drilldown import configuration_evaluations
     from ragauge.reports.html import render_html as render_evaluation
 
-    golden_set = as_golden(golden)
-    tokenizer = r.meta.get("tokenizer", WORDS)  # as the sweep file named it (the contract names its content)
-    texts = has_spans(golden_set) or tokenizer != WORDS  # read the corpus as the sweep did
-    path = r.meta.get("corpus", {}).get("path")
-    corpus = read_corpus_texts(path) if texts and path else None  # read once for every configuration
     folder = Path(folder)
     (folder / "reports").mkdir(parents=True, exist_ok=True)
     pages = {}
-    for row in r.rows:
-        run = read_run(folder / row.run)
-        asked = golden_set
-        if row.dropped is not None:
-            answered = set(run.queries)
-            asked = GoldenSet.from_queries([q for q in golden_set if q.id in answered], golden_set.source)
-        evaluation = evaluate_run(asked, run, metrics=list(r.metrics), fetch=r.meta.get("fetch"), corpus=corpus,
-                                  tokenizer=tokenizer)
+    for row, evaluation in configuration_evaluations(r, golden, folder):
         page = folder / "reports" / f"{Path(row.run).stem}.html"
         atomic_write(page, render_evaluation(evaluation), what="drill-down report")
         pages[row.name] = page
