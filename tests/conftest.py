@@ -18,6 +18,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 DATA = Path(__file__).parent / "fixtures"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The suite's own $RAGAUGE_CACHE (indexes, embeddings, the model's fused graph), so no test reads
+    what an earlier run, or the user, left in ~/.cache/ragauge; a test may still set its own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGAUGE_CACHE", str(tmp_path_factory.mktemp("ragauge-cache")))
+        yield
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return DATA

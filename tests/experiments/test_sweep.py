@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import ragauge
 from ragauge.cli.main import cli
+from ragauge.core.cache import cache_dir
 from ragauge.errors import InputError
 from ragauge.experiments.holdout import held_out_by_hash
 from ragauge.experiments.result import SweepResult
@@ -113,7 +114,14 @@ def test_a_second_sweep_reuses_the_indexes_and_rebuilds_one_that_does_not_match(
     assert [r.means for r in again.rows] == [r.means for r in result.rows]
     assert [i.build_seconds for i in again.indexes] == [i.build_seconds for i in result.indexes]
     entry = Path(again.indexes[2].path) / "passages.json"
+    shared = cache_dir() / "dense" / entry.parent.name  # the embeddings a dense: spec reads: the same entry
+    assert (shared / "embeddings.npy").exists()
     entry.write_text(json.dumps({**json.loads(entry.read_text()), "key": "sha256:not-this-one"}))
+    restored = sweep(GOLDEN, corpus, PLAN, folder)  # from the shared cache, not embedded again
+    assert [i.cached for i in restored.indexes] == [True, True, True]
+    assert json.loads(entry.read_text())["key"] != "sha256:not-this-one"
+    for damaged in (entry, shared / "passages.json"):
+        damaged.write_text(json.dumps({**json.loads(damaged.read_text()), "key": "sha256:not-this-one"}))
     rebuilt = sweep(GOLDEN, corpus, PLAN, folder)
     assert [i.cached for i in rebuilt.indexes] == [True, True, False]
     assert [r.means for r in rebuilt.rows] == [r.means for r in result.rows]

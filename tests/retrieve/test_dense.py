@@ -366,6 +366,24 @@ def test_a_dense_cache_entry_built_for_another_key_is_rebuilt(tmp_path: Path) ->
     assert dense.open(f"dense:{corpus}?embedder=hash", RetrieverOptions(), cache=tmp_path).cached
 
 
+def test_a_folder_of_its_own_and_the_shared_cache_hold_one_entry_per_key(tmp_path: Path) -> None:
+    """A sweep's cache folder reads the embeddings dense: cached under the same key instead of embedding
+    the corpus again, and feeds the shared cache with those it builds."""
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    shared, own = tmp_path / "shared", tmp_path / "sweep"
+    spec = f"dense:{corpus}?embedder=hash"
+    first = dense.open(spec, RetrieverOptions(), cache=shared)  # as a dense: spec caches it
+    assert not first.cached
+    reused = dense.open(spec, RetrieverOptions(), cache=own, shared=shared)
+    assert reused.cached and reused.cache_path == own / "dense" / first.cache_path.name
+    assert (reused.cache_path / "embeddings.npy").exists()  # the sweep's folder keeps its own copy
+    np.testing.assert_array_equal(reused.matrix, first.matrix)
+    assert reused.build_seconds == first.build_seconds
+    chunked = f"dense:{corpus}?embedder=hash&chunk_size=3"
+    assert not dense.open(chunked, RetrieverOptions(), cache=own, shared=shared).cached
+    assert dense.open(chunked, RetrieverOptions(), cache=shared).cached  # built in the sweep, shared with dense:
+
+
 def test_the_default_embedder_keeps_the_spec_settings_of_earlier_runs() -> None:
     assert "embedder" not in dense.settings_of(f"dense:{Path(__file__)}")[1]
     assert dense.settings_of(f"dense:{Path(__file__)}?embedder=all-MiniLM-L6-v2")[1].get("embedder") is None

@@ -124,7 +124,10 @@ class Indexes:
             where, passages = index.index_dir, len(index.doc_ids)
         else:
             _, settings = dense.settings_of(need.spec)
-            index = dense.open(need.spec, RetrieverOptions(), embedder=self._embedder(settings), cache=self.cache)
+            from ragauge.core.cache import cache_dir
+
+            index = dense.open(need.spec, RetrieverOptions(), embedder=self._embedder(settings), cache=self.cache,
+                               shared=cache_dir())  # the embeddings dense: specs cache, under the same key
             where, passages = index.cache_path, len(index.doc_ids)
         seconds = time.perf_counter() - start
         self._open[need.identity] = index

@@ -117,7 +117,8 @@ class DenseRetriever:
     max_concurrency = 1
 
     def __init__(self, spec: str, path: Path, settings: dict[str, Any],
-                 embedder: Embedder | MiniLM | None = None, *, cache: Path | None = None) -> None:
+                 embedder: Embedder | MiniLM | None = None, *, cache: Path | None = None,
+                 shared: Path | None = None) -> None:
         self.spec = spec
         self.path = path
         self.settings = settings
@@ -138,19 +139,28 @@ class DenseRetriever:
         self.key = content_hash({"format": _CACHE_FORMAT, "corpus": self.corpus_hash, **model,
                                  "title": settings["title"], **self.chunking.describe()})
         self.cache_path = (cache or cache_dir()) / "dense" / self.key.split(":")[1][:32]
+        # one embedding cache, one key: a folder of its own (a sweep's) reads and feeds the shared one
+        shared = (shared or self.cache_path.parent.parent) / "dense" / self.cache_path.name
         self.build_seconds: float | None = None
         # an embedder whose identity is unknown (a python: function without a source file) is never cached
         self.cacheable = bool(getattr(self.embedder, "cacheable", True))
-        loaded = self._load_cache() if self.cacheable else None
+        loaded = self._load_cache(self.cache_path) if self.cacheable else None
+        if loaded is None and self.cacheable and shared != self.cache_path:
+            loaded = self._load_cache(shared)
+            if loaded is not None:  # the folder of its own keeps its copy, as if it had built it
+                self._save_cache(self.cache_path, *loaded)
         self.cached = loaded is not None
         if loaded is None:
             loaded = self._build()
+            if self.cacheable and shared != self.cache_path:
+                self._save_cache(shared, *loaded)
         self.matrix, self.doc_ids, self.chunk_ids, self.layout = loaded
 
-    def _load_cache(self) -> tuple[np.ndarray, list[str], list[str | None], list[tuple[int, int, int]]] | None:
+    def _load_cache(self, where: Path) -> tuple[np.ndarray, list[str], list[str | None],
+                                                list[tuple[int, int, int]]] | None:
         try:
-            meta = json.loads((self.cache_path / "passages.json").read_text(encoding="utf-8"))
-            matrix = np.load(self.cache_path / "embeddings.npy", allow_pickle=False)
+            meta = json.loads((where / "passages.json").read_text(encoding="utf-8"))
+            matrix = np.load(where / "embeddings.npy", allow_pickle=False)
         except (OSError, ValueError):
             return None
         doc_ids, chunk_ids = (meta.get("doc_ids"), meta.get("chunk_ids")) if isinstance(meta, dict) else (None, None)
@@ -180,14 +190,14 @@ class DenseRetriever:
         layout = [(p.length, p.start, p.end) for p in passages]
         self.build_seconds = time.perf_counter() - start
         if self.cacheable:
-            self._save_cache(matrix, doc_ids, chunk_ids, layout)
+            self._save_cache(self.cache_path, matrix, doc_ids, chunk_ids, layout)
         return matrix, doc_ids, chunk_ids, layout
 
-    def _save_cache(self, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None],
+    def _save_cache(self, where: Path, matrix: np.ndarray, doc_ids: list[str], chunk_ids: list[str | None],
                     layout: list[tuple[int, int, int]]) -> None:
         try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=self.cache_path.name + ".", dir=self.cache_path.parent))
+            where.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=where.name + ".", dir=where.parent))
             tmp.chmod(0o755)  # mkdtemp makes it private; the cache is as readable as the bm25 one
         except OSError:
             return  # a read-only cache only costs the next open the embedding time
@@ -198,9 +208,9 @@ class DenseRetriever:
                                                            "layout": layout, "key": self.key,
                                                            "build_seconds": self.build_seconds}),
                                                encoding="utf-8")
-            if self.cache_path.exists():  # reached only when the entry there could not be loaded
-                shutil.rmtree(self.cache_path, ignore_errors=True)
-            tmp.replace(self.cache_path)
+            if where.exists():  # reached only when the entry there could not be loaded
+                shutil.rmtree(where, ignore_errors=True)
+            tmp.replace(where)
         except OSError:  # another process saved it first, or the disk is full
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -228,11 +238,14 @@ class DenseRetriever:
 
 
 def open(spec: str, options: RetrieverOptions, *, embedder: Embedder | MiniLM | None = None,  # noqa: A001
-         cache: Path | None = None) -> DenseRetriever:
+         cache: Path | None = None, shared: Path | None = None) -> DenseRetriever:
     """Open ``dense:PATH[?options]``; ``embedder`` reuses an already loaded model (else the one the
-    spec names is loaded); ``cache`` is the cache folder (default: ``core.cache.cache_dir()``)."""
+    spec names is loaded); ``cache`` is the cache folder (default: ``core.cache.cache_dir()``).
+    With ``shared`` (a sweep's cache folder beside the user's), passage embeddings missing from
+    ``cache`` are taken from ``shared`` under the same key, and those built here are saved there too:
+    one embedding cache, one key, whichever command built it."""
     path, settings = settings_of(spec, options)
-    return DenseRetriever(spec, path, settings, embedder, cache=cache)
+    return DenseRetriever(spec, path, settings, embedder, cache=cache, shared=shared)
 
 
 def settings_of(spec: str, options: RetrieverOptions | None = None) -> tuple[Path, dict[str, Any]]:
