@@ -231,3 +231,23 @@ def test_the_text_report_s_sentences_fit_a_terminal() -> None:
     below = text.split("\n\n", 2)[2]  # after the header and the metric table
     assert all(len(line) <= PROSE_WIDTH for line in below.splitlines() if not line.startswith(("hit@", "metric")))
     assert "tests: betting" in text
+
+
+def test_the_text_report_colours_verdicts_and_fits_a_width_only_when_asked() -> None:
+    """Colour and width are options of the terminal report (issue 28): without them the text is as a
+    file or pipe gets it; with them the same words, styled and in lines of at most the width."""
+    import re
+
+    from ragauge.reports.comparison import render_comparison_text
+
+    base = ragauge.evaluate_run(GOLDEN, run_with_ranks({q.id: 8 for q in GOLDEN}), k=5)
+    ranks = {q.id: 1 for q in GOLDEN}
+    ranks["q3"] = 10
+    c = compare(base, ragauge.evaluate_run(GOLDEN, run_with_ranks(ranks), k=5))
+    plain = render_comparison_text(c)
+    colored = render_comparison_text(c, color=True, width=60)
+    assert "\x1b[" not in plain and "\x1b[32mbetter (significant)" in colored
+    fitted = re.sub(r"\x1b\[[0-9;]*m", "", colored)
+    assert fitted == render_comparison_text(c, width=60)
+    assert max(map(len, fitted.splitlines())) <= 60 < max(map(len, plain.splitlines()))
+    assert fitted.split() != plain.split() and sorted(set(plain.split()) - set(fitted.split())) == []

@@ -24,7 +24,9 @@ def render(result: Any, fmt: str = "text", **options: Any) -> str:
     SweepResult or Attribution) as ``fmt``, one of the formats ``reports.registry`` lists for its
     kind. Options reach only the renderers that take them: for an Evaluation ``worst`` (questions
     listed, default 15), ``color`` (ANSI styles in text) and ``width`` (fit text to this many
-    columns); an option no renderer of any format takes is a TypeError, as ``reports.render`` says."""
+    columns); an option no renderer of any format takes is a TypeError, as ``reports.render`` says.
+    The text of a Comparison and of a SweepResult takes ``color`` and ``width`` too (``reports.fit``:
+    a table too wide comes in blocks of its columns, nothing is cut)."""
     from ragauge.reports.registry import kind_of
     from ragauge.reports.registry import render as render_kind
 

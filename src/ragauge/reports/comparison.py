@@ -13,7 +13,8 @@ from typing import Any
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
-from ragauge.reports.table import mde_text, text_table
+from ragauge.reports.fit import PROSE_WIDTH, fit_table, glue, prose, styler, wrap
+from ragauge.reports.table import mde_text
 
 WORSE_SHOWN = 15
 
@@ -73,55 +74,64 @@ def _rank(r: Any) -> str:
     return str(r) if r else "-"
 
 
-def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN) -> str:
+def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN, *, color: bool = False,
+                           width: int | None = None) -> str:
+    """The terminal report. ``width`` None (a file, a pipe): tables at their full width, sentences
+    at ``PROSE_WIDTH``; else everything fits ``width`` columns (``reports.fit``: wide tables in blocks,
+    nothing dropped). ``color``: bold headings, better and worse verdicts in green and red."""
     t = escape.terminal
+    s = styler(color)
     meta = c.meta
-    out = [f"compare  base: {t(meta['base']['run']['path'])}  new: {t(meta['new']['run']['path'])}",
-           f"{t(meta['paired_questions'])} paired questions", ""]
-    out += text_table(header(c), _rows(c, t))
-    out += ["", *_wrapped(t(methods_line(c)))]
+    text = prose(PROSE_WIDTH if width is None else width)
+    base, new = t(meta["base"]["run"]["path"]), t(meta["new"]["run"]["path"])
+    head = f"compare  base: {base}  new: {new}"
+    out = [s(head, bold=True)] if width is None or len(head) <= width else [
+        s("compare", bold=True), *wrap(f"base: {base}", width, "  ", "    ", split=True),
+        *wrap(f"new:  {new}", width, "  ", "    ", split=True)]
+    out += [f"{t(meta['paired_questions'])} paired questions", ""]
+    verdicts = [d.verdict for d in c.metrics.values()]
+
+    def paint(row: int, column: int) -> dict[str, Any] | None:
+        if column != len(header(c)) - 1:
+            return None
+        return {"fg": "green"} if verdicts[row].startswith("better (") else \
+            {"fg": "red"} if verdicts[row].startswith("worse (") else None
+
+    out += fit_table(header(c), _rows(c, t), width, style=s, paint=paint)
+    out += ["", *wrap(t(methods_line(c)), text, "", "  ", split=width is not None)]
     if c.by_tag:
-        out += ["", "by tag (diff new - base, Holm-adjusted p; MDE of the first metric)"]
+        out += ["", *(s(line, bold=True) for line in wrap("by tag (diff new - base, Holm-adjusted p; MDE of the "
+                                                          "first metric)", text))]
         metrics = list(c.metrics)
         rows = [[t(tag), str(next(iter(d.values())).n),
                  *(f"{_signed(d[m].diff)} p={_p(d[m].p_adjusted)}" for m in metrics), mde_text(d[metrics[0]].mde)]
                 for tag, d in c.by_tag.items()]
-        out += text_table(["tag", "n", *map(t, metrics), "MDE"], rows)
+        out += fit_table(["tag", "n", *map(t, metrics), "MDE"], rows, width, keep=2, style=s)
         blind = blind_tags(c)
         if blind:
-            out.append(f"  tags too small to detect any change: {t(', '.join(blind))}")
+            out += wrap(f"tags too small to detect any change: {t(', '.join(blind))}", width, "  ", "    ",
+                        split=True)
     if c.worse_queries:
-        out += ["", f"{len(c.worse_queries)} question(s) got worse"
-                + (f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")]
+        title = f"{len(c.worse_queries)} question(s) got worse" + (
+            f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")
+        out += ["", s(title, bold=True)]
         for q in c.worse_queries[:worse]:
-            drops = ", ".join(f"{t(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
-            out.append(f"  {t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"
-                       f"  ({drops})")
-            out.append(f"    query:    {t(q['query'][:100])}")
+            drops = ", ".join(glue(f"{t(m)} {_signed(v)}") for m, v in q["diff"].items() if v < 0)
+            out += wrap(f"{t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"
+                        f"  ({drops})", width, "  ", "      ", split=True)
+            out += wrap(t(q["query"][:100]), width, "    query:    ", " " * 14, split=True)
             if q["displaced_by"]:
-                out.append(f"    now above it: {t(', '.join(q['displaced_by']))}")
-    out += changes_text(c.patterns, t)
+                out += wrap(t(", ".join(q["displaced_by"])), width, "    now above it: ", " " * 18, split=True)
+    out += changes_text(c.patterns, t, width=width, style=s)
     for key in ("latency", "cost"):
         side = getattr(c, key)
         if side.get("base") or side.get("new"):
-            fmt = {k: v for k, v in side.items()}
-            out += ["", f"{key}: base {t(_fmt_stats(fmt.get('base')))}  new {t(_fmt_stats(fmt.get('new')))}"]
+            out += ["", *wrap(f"{key}: base {t(_fmt_stats(side.get('base')))}  new {t(_fmt_stats(side.get('new')))}",
+                              width, "", "  ", split=True)]
     if c.notes:
-        out += ["", "notes"] + [line for n in c.notes for line in _wrapped(t(n), "  ! ", "    ")]
+        out += ["", s("notes", bold=True)] + [line for n in c.notes
+                                               for line in wrap(t(n), text, "  ! ", "    ", split=width is not None)]
     return "\n".join(out) + "\n"
-
-
-PROSE_WIDTH = 100
-"""Sentences under the tables are wrapped to this many columns (the tables keep their own width)."""
-
-
-def _wrapped(text: str, first: str = "", rest: str = "  ") -> list[str]:
-    """``text`` (already escaped) in lines of at most ``PROSE_WIDTH`` columns: a 300-character line of
-    tests and notes ran past every terminal."""
-    import textwrap
-
-    return textwrap.wrap(text, PROSE_WIDTH, initial_indent=first, subsequent_indent=rest,
-                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
 
 def _fmt_stats(stats: dict[str, float] | None) -> str:

@@ -136,17 +136,21 @@ def change_examples(changes: dict[str, Any]) -> list[str]:
     return out
 
 
-def changes_text(changes: dict[str, Any], escape: Any) -> list[str]:
-    """The comparison's failure-pattern block for the terminal (``escape``: the terminal escaper)."""
-    from ragauge.core.table import text_table
+def changes_text(changes: dict[str, Any], escape: Any, *, width: int | None = None,
+                 style: Any = None) -> list[str]:
+    """The comparison's failure-pattern block for the terminal (``escape``: the terminal escaper),
+    fitted to ``width`` (None: not fitted) with the heading in ``style`` (``reports.fit.Style``)."""
+    from ragauge.reports.fit import fit_table, plain, wrap
 
     if not changes or not (changes.get("rows") or changes.get("notes")):
         return []
-    out = ["", escape(change_heading(changes))]
+    s = style or plain
+    split = width is not None
+    out = ["", *(s(line, bold=True) for line in wrap(escape(change_heading(changes)), width, "", "  ", split=split))]
     if changes.get("rows"):
-        out += text_table(CHANGE_HEADER, [[escape(c) for c in row] for row in change_rows(changes)])
-        out += [f"  {escape(line)}" for line in change_examples(changes)]
-    out += [f"  ! {escape(n)}" for n in changes.get("notes", [])]
+        out += fit_table(CHANGE_HEADER, [[escape(c) for c in row] for row in change_rows(changes)], width, style=s)
+        out += [x for line in change_examples(changes) for x in wrap(escape(line), width, "  ", "    ", split=split)]
+    out += [x for n in changes.get("notes", []) for x in wrap(escape(n), width, "  ! ", "    ", split=split)]
     return out
 
 

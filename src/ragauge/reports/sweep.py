@@ -15,6 +15,7 @@ from ragauge.core import escape
 from ragauge.core.jsonl import dumps
 from ragauge.experiments.analysis import significant
 from ragauge.experiments.result import ConfigRow, SweepResult
+from ragauge.reports.fit import fit_table, prose, styler, wrap
 from ragauge.reports.registry import formats
 from ragauge.reports.views import budget_text
 
@@ -149,27 +150,47 @@ def time_line(r: SweepResult) -> str:
             f"{s.get('total', 0):.1f} s (concurrency {r.meta.get('concurrency')}, fetch {r.meta.get('fetch')})")
 
 
-def render_text(r: SweepResult) -> str:
-    from ragauge.core.table import text_table
-
+def render_text(r: SweepResult, *, color: bool = False, width: int | None = None) -> str:
+    """The terminal report. ``width`` None (a file, a pipe): every table and sentence on full-width
+    lines; else everything fits ``width`` columns (``reports.fit``: a table too wide is printed in
+    blocks of its columns, each metric with its difference, nothing dropped). ``color``: bold
+    headings, significant differences in green (better) or red (worse)."""
     t = escape.terminal
+    s = styler(color)
+    text = prose(width)
+    split = width is not None
     golden = r.meta.get("golden", {})
-    out = [f"ragauge sweep  golden: {t(golden.get('path'))}  corpus: {t(r.meta.get('corpus', {}).get('path'))}",
-           f"{t(questions_line(r))}; reference: {t(r.reference)}; primary metric: {t(r.primary)}", ""]
-    out += text_table(header(r), rows(r, t))
-    out += ["", t(legend(r)), "", t(r.selection.statement)]
+    where = [f"golden: {t(golden.get('path'))}", f"corpus: {t(r.meta.get('corpus', {}).get('path'))}"]
+    head = "ragauge sweep  " + "  ".join(where)
+    out = [s(head, bold=True)] if width is None or len(head) <= width else [
+        s("ragauge sweep", bold=True), *(x for w in where for x in wrap(w, width, "  ", "    ", split=True))]
+    out += [*wrap(f"{t(questions_line(r))}; reference: {t(r.reference)}; primary metric: {t(r.primary)}", text,
+                  split=split), ""]
+    body = rows(r, t)
+    cells = [row[1:-7] for row in body]  # each metric's mean and difference, in pairs
+
+    def paint(row: int, column: int) -> dict[str, Any] | None:
+        cell = cells[row][column - 1] if 1 <= column <= len(cells[row]) else ""
+        return {"fg": "green" if cell.startswith("+") else "red"} if cell.endswith("*") else None
+
+    out += fit_table(header(r), body, width, groups=[2] * len(ordered_metrics(r)), style=s, paint=paint)
+    out += ["", *wrap(t(legend(r)), text, split=split), "",
+            *(s(x, bold=True) for x in wrap(t(r.selection.statement), text, split=split))]
     if r.halving is not None:
-        out += ["", t(halving_line(r)), "", DROPPED_TITLE]
-        out += text_table(dropped_header(r), dropped_rows(r, t))
+        out += ["", *wrap(t(halving_line(r)), text, split=split), "",
+                *(s(x, bold=True) for x in wrap(DROPPED_TITLE, text, split=split))]
+        out += fit_table(dropped_header(r), dropped_rows(r, t), width, style=s)
     if r.holdout is not None:
-        out += ["", f"holdout: {t(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
-                    f"{r.holdout.held_out} it was not chosen on"]
-        out += text_table(HOLDOUT_HEADER, holdout_rows(r, t))
-    out += ["", "indexes (each built once, shared by the configurations that use it)"]
-    out += text_table(INDEX_HEADER, index_rows(r, t))
-    out += ["", t(time_line(r))]
+        out += ["", *(s(x, bold=True) for x in wrap(
+            f"holdout: {t(r.holdout.chosen)}, chosen on {r.holdout.tune} questions, measured on "
+            f"{r.holdout.held_out} it was not chosen on", text, split=split))]
+        out += fit_table(HOLDOUT_HEADER, holdout_rows(r, t), width, style=s)
+    out += ["", *(s(x, bold=True) for x in wrap("indexes (each built once, shared by the configurations that use it)",
+                                                text, split=split))]
+    out += fit_table(INDEX_HEADER, index_rows(r, t), width, style=s)
+    out += ["", *wrap(t(time_line(r)), text, split=split)]
     if r.notes:
-        out += ["", "notes"] + [f"  ! {t(n)}" for n in r.notes]
+        out += ["", s("notes", bold=True)] + [x for n in r.notes for x in wrap(t(n), text, "  ! ", "    ", split=split)]
     return "\n".join(out) + "\n"
 
 
