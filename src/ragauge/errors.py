@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+
+_COMMAND_LINE: ContextVar[bool] = ContextVar("ragauge_command_line", default=False)
+"""True while a ``ragauge`` command runs (``command_line()``): ``flag`` then names options as flags."""
 
 
 class RagaugeError(Exception):
@@ -105,3 +111,27 @@ class MissingExtra(RagaugeError):
 def where(path: object, line: int | None = None) -> str:
     """Format a location as ``path:line`` (or just ``path``)."""
     return f"{path}:{line}" if line is not None else str(path)
+
+
+def flag(name: str) -> str:
+    """An option's name as whoever called can write it, for error messages and hints: ``--fetch``
+    while a ``ragauge`` command runs (inside ``command_line()``), ``fetch=`` (the keyword) for a
+    Python caller. ``name`` is the keyword, with underscores (``"batch_size"``); the command line
+    spells it with dashes (``--batch-size``). Only for an option that is both: a flag of the command
+    and a keyword of the Python function raising the error. Read where the message is built, in
+    the caller's thread (a worker thread started outside ``command_line()`` reads the keyword)."""
+    if _COMMAND_LINE.get():
+        return "--" + name.replace("_", "-")
+    return name.replace("-", "_") + "="
+
+
+@contextmanager
+def command_line() -> Iterator[None]:
+    """For the duration of a command: ``flag`` names options as the command line spells them.
+    Set once, where the ``ragauge`` group invokes a command; reset on the way out, so a Python call
+    after a command (in the same process, as in tests) reads keywords again."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)

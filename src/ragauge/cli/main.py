@@ -11,7 +11,7 @@ import click
 
 from ragauge._version import __version__
 from ragauge.cli.process import tune_collector, tune_for_batch
-from ragauge.errors import RagaugeError
+from ragauge.errors import RagaugeError, command_line
 
 # name -> (module, attribute): a command's module is imported only when that command runs
 # (or for --help), so ``ragauge trec-eval`` does not load the report templates of ``eval``.
@@ -41,7 +41,8 @@ COMMANDS = {
 class RagaugeGroup(click.Group):
     """Loads commands on demand and maps RagaugeError to its exit code with one clear message
     (a traceback only with --debug). The message goes through ``redact`` first: the last line
-    of defence against a password, token or key that an error quoted."""
+    of defence against a password, token or key that an error quoted. A command runs inside
+    ``errors.command_line()``, so the options its errors name read as flags (``errors.flag``)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -66,7 +67,8 @@ class RagaugeGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with command_line():  # errors the library raises meanwhile name --flags, not keyword=
+                return super().invoke(ctx)
         except RagaugeError as exc:
             if ctx.params.get("debug"):
                 raise
