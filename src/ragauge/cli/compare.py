@@ -9,6 +9,7 @@ import click
 
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
+from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:
@@ -39,11 +40,12 @@ if TYPE_CHECKING:
 @click.option("--format", "fmt", type=click.Choice(formats("comparison")), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+@no_color_option()
 def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],
                     sequential: bool, metric: str, seed: int, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
                     corpus: Path | None, tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
-                    output: Path | None) -> None:
+                    output: Path | None, no_color: bool) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
     For each metric: both means, the difference with its 95% interval and p-value from the
@@ -65,6 +67,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
     from ragauge.errors import InputError
 
     grades = grades if grades is not None else eval_grades(None)
+    style = terminal_style(output, no_color) if fmt == "text" else {}  # fitted to the terminal, coloured there
 
     if retrievers:
         if len(retrievers) != 2 or base is not None or golden is None:
@@ -75,7 +78,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
 
             found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
                                        fetch=fetch, corpus=corpus)
-            write_output(render(found, fmt), output)
+            write_output(render(found, fmt, **style), output)
             return
         from ragauge.api.evaluate import evaluate
 
@@ -83,7 +86,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                                  corpus=corpus, grades=grades) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)
-        write_output(render(result, fmt), output)
+        write_output(render(result, fmt, **style), output)
         return
     if sequential:
         raise InputError("--sequential compares two retrievers: give --golden and --retriever twice",
@@ -94,4 +97,4 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
                      unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
-    write_output(render(result, fmt), output)
+    write_output(render(result, fmt, **style), output)

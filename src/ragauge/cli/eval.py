@@ -95,7 +95,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     if spec is not None:
         from ragauge.config import retriever_config
 
-        with calling(spec, timeout=timeout, on_error=on_error, output=save_run) as progress:
+        with calling(spec, timeout=timeout, on_error=on_error, output=save_run, no_color=no_color) as progress:
             evaluation = evaluate(golden, spec, fetch=fetch, concurrency=concurrency, timeout=timeout,
                                   retries=retries, save_run=save_run, doc_id_key=doc_id_key,
                                   config=retriever_config(config_path), progress=progress, **scoring)

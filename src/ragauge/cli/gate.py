@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
+from ragauge.cli.report import no_color_option
 from ragauge.reports.registry import formats
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.runner.options import ExecutorOptions
@@ -39,6 +40,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         unjudged_option(),
         grades_option(),
         texts_options,
+        no_color_option("the warnings"),
     ]):
         f = option(f)
     return f
@@ -57,7 +59,8 @@ def _checked(run_path: Path | None, spec: str | None, config_path: Path | None) 
 
 
 def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
-          config_path: Path | None, concurrency: int, timeout: float, retries: int, **options: Any) -> Any:
+          config_path: Path | None, concurrency: int, timeout: float, retries: int, no_color: bool,
+          **options: Any) -> Any:
     """``verb`` (``ragauge.gate`` or ``ragauge.update_baseline``) over the run file, or over the
     retriever's answers with a progress line and the notes of ``ragauge run``."""
     if spec is None:
@@ -65,7 +68,7 @@ def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: s
     from ragauge.cli.run import calling
     from ragauge.config import retriever_config
 
-    with calling(spec, timeout=timeout) as progress:
+    with calling(spec, timeout=timeout, no_color=no_color) as progress:
         return verb(golden, None, baseline_path, retriever=spec, concurrency=concurrency, timeout=timeout,
                     retries=retries, config=retriever_config(config_path), progress=progress, **options)
 
@@ -83,7 +86,7 @@ def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: s
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
                  grades: str | None, corpus: Path | None, tokenizer: str | None, sequential: bool, seed: int, fmt: str,
-                 output: Path | None, concurrency: int, timeout: float, retries: int) -> None:
+                 output: Path | None, concurrency: int, timeout: float, retries: int, no_color: bool) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -120,7 +123,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
 
         rules = _checked(run_path, spec, config_path)
         result = _call(gate, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
-                       rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
+                       no_color, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                        unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
                        grades=grades if grades is not None else eval_grades(config_path))
     write_output(render(result, fmt), output)
@@ -148,7 +151,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
                             doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None, corpus: Path | None,
                             tokenizer: str | None, reason: str | None, accept_drop: bool, concurrency: int,
-                            timeout: float, retries: int) -> None:
+                            timeout: float, retries: int, no_color: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
@@ -167,7 +170,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
 
         grades = eval_grades(config_path)
     record = _call(update_baseline, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
-                   reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
+                   no_color, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
                    doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
                    grades=grades)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())

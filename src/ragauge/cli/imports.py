@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.cli.report import no_color_option, warn
 from ragauge.core.escape import terminal
 
 FORMAT_NAMES = ("trec", "msmarco", "beir", "ragas", "llamaindex", "deepeval")
@@ -15,13 +16,13 @@ _topic_field = click.option("--topic-field", type=click.Choice(["title", "desc",
                             help="trec: the topic field that is the question (default title).")
 
 
-def _import(fmt: str, paths: tuple[Path, ...], output: Path, **options: object) -> None:
+def _import(fmt: str, paths: tuple[Path, ...], output: Path, no_color: bool, **options: object) -> None:
     from ragauge.api.golden import import_golden
     from ragauge.errors import where
 
     result = import_golden(fmt, list(paths), output, **options)  # type: ignore[arg-type]
     for note in result.notes:
-        click.echo(click.style(terminal(note), fg="yellow"), err=True)
+        warn(terminal(note), no_color)
     for f in result.report.findings:
         place = where(output, f.line) if f.line is not None else str(output)
         click.echo(f"{terminal(f.severity.upper())} {terminal(place)}: [{terminal(f.code)}] {terminal(f.message)}",
@@ -47,8 +48,9 @@ def _import(fmt: str, paths: tuple[Path, ...], output: Path, **options: object) 
 @click.option("--relevant", type=click.Choice(["context", "source-file"]),
               help="deepeval: label each golden by its context passages (default) or its source_file.")
 @click.option("--split", help="beir: which qrels/<split>.tsv to read (default test).")
+@no_color_option("the notes")
 def import_command(fmt: str, paths: tuple[Path, ...], output: Path, corpus: Path | None, corpus_out: Path | None,
-                   topic_field: str | None, relevant: str | None, split: str | None) -> None:
+                   topic_field: str | None, relevant: str | None, split: str | None, no_color: bool) -> None:
     """Turn a golden set from another tool into a ragauge golden set.
 
     \b
@@ -71,8 +73,8 @@ def import_command(fmt: str, paths: tuple[Path, ...], output: Path, corpus: Path
       ragauge golden import ragas testset.jsonl --corpus corpus.jsonl -o golden.jsonl
       ragauge golden import llamaindex qa_dataset.json --corpus-out nodes.jsonl -o golden.jsonl
     """
-    _import(fmt, paths, output, corpus=corpus, corpus_out=corpus_out, topic_field=topic_field, relevant=relevant,
-            split=split)
+    _import(fmt, paths, output, no_color, corpus=corpus, corpus_out=corpus_out, topic_field=topic_field,
+            relevant=relevant, split=split)
 
 
 @click.command("import-trec")
@@ -80,7 +82,8 @@ def import_command(fmt: str, paths: tuple[Path, ...], output: Path, corpus: Path
 @click.argument("qrels", type=click.Path(path_type=Path))
 @_output
 @_topic_field
-def import_trec_command(topics: Path, qrels: Path, output: Path, topic_field: str | None) -> None:
+@no_color_option("the notes")
+def import_trec_command(topics: Path, qrels: Path, output: Path, topic_field: str | None, no_color: bool) -> None:
     """Turn TREC topics and qrels into a golden set (as 'golden import trec').
 
     Topics are <top> blocks (<num>, <title>, <desc>, <narr>) or id<TAB>text lines; qrels are
@@ -91,4 +94,4 @@ def import_trec_command(topics: Path, qrels: Path, output: Path, topic_field: st
     Example:
       ragauge golden import-trec topics.301-350.txt qrels.301-350.txt --topic-field desc -o golden.jsonl
     """
-    _import("trec", (topics, qrels), output, topic_field=topic_field)
+    _import("trec", (topics, qrels), output, no_color, topic_field=topic_field)

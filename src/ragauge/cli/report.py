@@ -26,11 +26,26 @@ def report_options(func: F) -> F:
                      help="Write the report here instead of stdout."),
         click.option("--worst", default=15, show_default=True, type=click.IntRange(min=0),
                      help="How many of the worst questions to show (text, markdown)."),
-        click.option("--no-color", is_flag=True, help="No colour in the text report (also: the NO_COLOR variable)."),
+        no_color_option(),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def no_color_option(what: str = "the text report") -> Callable[[F], F]:
+    """``--no-color``, on every command that colours what it prints (``what``: where the colour is)."""
+    return click.option("--no-color", is_flag=True, help=f"No colour in {what} (also: the NO_COLOR variable).")
+
+
+def plain_asked(no_color: bool) -> bool:
+    """Whether colour is turned off: ``--no-color`` or a non-empty NO_COLOR (https://no-color.org)."""
+    return no_color or bool(os.environ.get("NO_COLOR"))
+
+
+def warn(text: str, no_color: bool) -> None:
+    """``text`` in yellow on stderr: colour only on a terminal, never with --no-color or NO_COLOR."""
+    click.echo(click.style(text, fg="yellow"), err=True, color=False if plain_asked(no_color) else None)
 
 
 def terminal_style(output: Path | None, no_color: bool) -> dict[str, Any]:
@@ -39,7 +54,7 @@ def terminal_style(output: Path | None, no_color: bool) -> dict[str, Any]:
     if output is not None:
         return {"color": False, "width": None}
     tty = sys.stdout.isatty()
-    color = tty and not no_color and not os.environ.get("NO_COLOR")
+    color = tty and not plain_asked(no_color)
     width = None
     if tty or os.environ.get("COLUMNS", "").isdigit():
         import shutil

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ragauge.cli.report import no_color_option, warn
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.runner.options import ON_ERROR, ExecutorOptions
 
@@ -37,10 +38,11 @@ def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @contextmanager
-def calling(spec: str, *, timeout: float, on_error: str = "zero", output: Path | None = None) -> Iterator[Any]:
+def calling(spec: str, *, timeout: float, on_error: str = "zero", output: Path | None = None,
+            no_color: bool = False) -> Iterator[Any]:
     """Around a library call that calls the retriever: yields the ``Progress`` to pass it (a progress
     line on a terminal), exits 130 on Ctrl-C, and afterwards says what the run left behind:
-    abandoned calls, failed questions."""
+    abandoned calls, failed questions (in yellow on a terminal, unless ``no_color``)."""
     from ragauge.api.run import Progress, terminal_progress
     from ragauge.errors import RunInterrupted
     from ragauge.redact import redact
@@ -56,19 +58,19 @@ def calling(spec: str, *, timeout: float, on_error: str = "zero", output: Path |
                    "cannot stop a running function; they end with the process)", err=True)
     if progress.errors:
         where = f"; see 'error' in {output}" if output is not None else ""
-        click.echo(click.style(f"warning: {progress.errors} question(s) failed in the retriever "
-                               f"({'left out' if on_error == 'skip' else 'scored 0'}){where}",
-                               fg="yellow"), err=True)
+        warn(f"warning: {progress.errors} question(s) failed in the retriever "
+             f"({'left out' if on_error == 'skip' else 'scored 0'}){where}", no_color)
 
 
 def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, concurrency: int, timeout: float,
             retries: int, on_error: str, doc_id_key: str | None, config_path: Path | None,
-            resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True) -> Any:
+            resume: bool = False, shard: str | None = None, ray: Any = None, prepare_run: bool = True,
+            no_color: bool = False) -> Any:
     """``ragauge.runner.live.retrieve_all`` inside :func:`calling`. Returns the Retrieval."""
     from ragauge.api.run import retrieve_all
     from ragauge.config import retriever_config
 
-    with calling(spec, timeout=timeout, on_error=on_error, output=output) as progress:
+    with calling(spec, timeout=timeout, on_error=on_error, output=output, no_color=no_color) as progress:
         done = retrieve_all(golden_path, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout,
                             retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key,
                             config=retriever_config(config_path), progress=progress, shard=shard, ray=ray,
@@ -91,9 +93,11 @@ def execute(golden_path: Path, spec: str, output: Path | None, *, fetch: int, co
 @click.option("--address", help="With --executor ray: a running cluster (auto, ray://host:10001); default: a local "
                                 "Ray started for this run.")
 @click.option("--ray-workers", type=int, help="With --executor ray: retriever actors (default: one per CPU).")
+@no_color_option("the warnings")
 def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: float, retries: int, on_error: str,
                 doc_id_key: str | None, config_path: Path | None, output: Path, resume: bool,
-                shard: str | None, executor: str, address: str | None, ray_workers: int | None) -> None:
+                shard: str | None, executor: str, address: str | None, ray_workers: int | None,
+                no_color: bool) -> None:
     """Call a retriever for every golden question and write a run file.
 
     Writes are streamed and flushed per question, so an interrupted run leaves a valid file;
@@ -121,7 +125,7 @@ def run_command(golden: Path, spec: str, fetch: int, concurrency: int, timeout: 
     ray = RaySetup(address, ray_workers) if executor == "ray" else None
     done = execute(golden, spec, output, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                    on_error=on_error, doc_id_key=doc_id_key, config_path=config_path, resume=resume, shard=shard,
-                   ray=ray, prepare_run=False)
+                   ray=ray, prepare_run=False, no_color=no_color)
     click.echo(f"wrote {len(done.answered.results)} questions to {output}", err=True)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ragauge.cli.options import write_output
+from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.reports.registry import formats
 
 
@@ -58,9 +59,10 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
 @click.option("--report", type=click.Path(path_type=Path), help="Write the report here instead of stdout. The HTML "
               "page links each configuration to its eval report in DIR/reports/, relative to this file (to the "
               "current folder on stdout).")
+@no_color_option()
 def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, holdout: float | None,
                   holdout_tag: str | None, budget: int | None, factor: int | None, fmt: str,
-                  report: Path | None) -> None:
+                  report: Path | None, no_color: bool) -> None:
     """Run a grid of built-in retriever configurations and compare them with honest statistics.
 
     The sweep file lists configurations of the built-in bm25, dense and hybrid retrievers; a list
@@ -91,5 +93,5 @@ def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, h
 
         write_output(sweep_page(result, golden, output, None if report is None else report.parent), report)
     else:
-        write_output(render(result, fmt), report)
+        write_output(render(result, fmt, **(terminal_style(report, no_color) if fmt == "text" else {})), report)
     click.echo(f"runs and sweep.json in {output}", err=True)
