@@ -178,3 +178,22 @@ def test_sweep_on_a_terminal_fits_and_colours_a_file_keeps_the_full_width(tmp_pa
     code, _, _ = invoke(*base, "--report", str(tmp_path / "sweep.txt"), env={"COLUMNS": "70"})
     saved = (tmp_path / "sweep.txt").read_text(encoding="utf-8")
     assert not ANSI.search(saved) and max(len(line) for line in saved.splitlines()) > 70  # a file: full width
+
+
+def test_eval_help_groups_its_options_and_stays_light() -> None:
+    from ragauge.cli.eval import SECTIONS, eval_command
+    from tests.cli.test_main import _imported
+
+    out = CliRunner().invoke(cli, ["eval", "--help"], env={"COLUMNS": "100"}).stdout
+    titles = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert titles == ["Input", "Retriever (instead of --run)", "Metrics", "Output", "Other options"]
+    sections = dict(SECTIONS)
+    named = [name for names in sections.values() for name in names]
+    options = [p.name for p in eval_command.params if isinstance(p, click.Option) and p.name != "help"]
+    assert len(named) == len(set(named)) and set(options) <= set(named), "give every eval option a section"
+    after = out.split("\nMetrics:")[1].split("\nOutput:")[0]
+    assert "--metrics" in after and "-k TEXT" in after and "--run PATH" in out.split("\nRetriever")[0]
+    assert out.split("\nOther options:")[1].split() == ["-h,", "--help", "Show", "this", "message", "and", "exit."]
+    code, imported = _imported(["eval", "--help"], ("numpy", "pyarrow", "ragauge.evaluation.result",
+                                                    "ragauge.cli.eval"))
+    assert code in ("0", "None") and imported == ["ragauge.cli.eval"]  # --help loads no evaluation module

@@ -9,7 +9,7 @@ import click
 
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.history import history_option
-from ragauge.cli.options import grades_option, parse_ks, unjudged_option
+from ragauge.cli.options import SectionedCommand, grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import calling, retriever_options
 from ragauge.errors import InputError
@@ -18,7 +18,17 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
 
 
-@click.command("eval")
+SECTIONS = (
+    ("Input", ("run_path", "run_format", "corpus", "doc_id_sep", "doc_id_pattern")),
+    ("Retriever (instead of --run)", ("spec", "save_run", "fetch", "concurrency", "timeout", "retries", "on_error",
+                                      "doc_id_key", "config_path")),
+    ("Metrics", ("ks", "metrics", "unjudged", "grades", "tokenizer", "mix_synthetic")),
+    ("Output", ("fmt", "output", "worst", "no_color", "record", "history_path", "label", "mlflow")),
+)
+"""``eval --help``'s option groups (cli.options.SectionedCommand); an option in none is listed last."""
+
+
+@click.command("eval", cls=SectionedCommand, sections=SECTIONS)
 @click.argument("golden", type=click.Path(path_type=Path))
 @click.option("--run", "run_path", type=click.Path(path_type=Path),
               help="Run file: ragauge JSONL or TREC (qid Q0 docno rank score tag).")

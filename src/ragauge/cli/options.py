@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,3 +70,22 @@ def unjudged_option() -> Callable[[FC], FC]:
         "--unjudged", type=click.Choice(["non-relevant", "unknown"]), default="non-relevant", show_default=True,
         help="How documents without a label count: non-relevant (as trec_eval), or unknown: left out of each "
              "ranking before scoring (condensed lists). Results under different rules are not compared.")
+
+
+class SectionedCommand(click.Command):
+    """A command whose ``--help`` lists its options under headings: ``sections`` is a sequence of
+    (title, parameter names), names it does not have skipped; options no section names (``--help``
+    among them) come last under "Other options". Only the help text changes: parsing is click's."""
+
+    def __init__(self, *args: Any, sections: Sequence[tuple[str, Sequence[str]]] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sections = tuple((title, tuple(names)) for title, names in sections)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx) if not isinstance(p, click.Argument)}
+        named = {name for _, names in self.sections for name in names}
+        for title, names in (*self.sections, ("Other options", tuple(n for n in records if n not in named))):
+            rows = [record for name in names if (record := records.get(name)) is not None]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
