@@ -160,7 +160,7 @@ def test_a_candidate_line_is_checked_as_a_golden_line() -> None:
 
 
 def test_the_schemas_spell_the_codes_own_constants() -> None:
-    from ragauge.data.golden import MAX_QUERY_CHARS
+    from ragauge.data.golden import MAX_GROUPS, MAX_QUERY_CHARS
     from ragauge.data.judgements import ACTIONS, LOG_VERSION
     from ragauge.data.pool import POOL_VERSION, SYSTEM_KINDS
     from ragauge.evaluation.result import RESULT_VERSION
@@ -171,6 +171,7 @@ def test_the_schemas_spell_the_codes_own_constants() -> None:
     from ragauge.gating.config import FAIL_IF, KNOWN
 
     assert schemas.schema("golden")["properties"]["query"]["maxLength"] == MAX_QUERY_CHARS
+    assert schemas.schema("golden")["properties"]["evidence"]["maxItems"] == MAX_GROUPS
     judgements = schemas.schema("judgements")["properties"]
     assert (judgements["v"]["const"], tuple(judgements["action"]["enum"])) == (LOG_VERSION, ACTIONS)
     header = schemas.schema("pool")["$defs"]["header"]["properties"]["_pool"]["properties"]

@@ -15,7 +15,9 @@ from ragauge.data.spans import SPAN_HINT, Span, parse_label
 from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
-_KNOWN = ("id", "query", "relevant", "tags")
+_KNOWN = ("id", "query", "relevant", "evidence", "tags")
+MAX_GROUPS = 64
+"""The most evidence groups one question may need (each is a bit of a 64-bit mask in the engine)."""
 MAX_QUERY_CHARS = 100_000
 """The longest question ragauge takes: far beyond any search query or prompt a retriever is sent
 (a 256 MiB one crashed the tokenizer of the built-in retrievers with a segmentation fault)."""
@@ -33,6 +35,11 @@ class GoldenQuery:
     ``extra`` keeps any other fields of the line for reports. ``spans`` maps a document to the
     passages of it that hold the answer (span labels, ``ragauge.data.spans``): only chunks that
     overlap one count as that document; a document without spans counts whole.
+
+    ``groups`` (a multi-hop question, ``"evidence"`` in the file) lists the pieces of evidence the
+    question needs, each the ids of the documents any one of which provides it; ``relevant`` then
+    holds every id of every group (a document in two groups provides both). Empty for a plain
+    question, whose every relevant document is a piece of evidence of its own.
     """
 
     id: str
@@ -42,6 +49,7 @@ class GoldenQuery:
     extra: Mapping[str, Any] = field(default_factory=dict)
     line: int | None = None
     spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -53,6 +61,13 @@ class GoldenQuery:
         return self.extra.get("source") == SYNTHETIC
 
     def to_dict(self) -> dict[str, Any]:
+        if self.groups:
+            out: dict[str, Any] = {"id": self.id, "query": self.query,
+                                   "evidence": [self._labels(group) for group in self.groups]}
+            if self.tags:
+                out["tags"] = list(self.tags)
+            out.update(self.extra)
+            return out
         graded = any(g != 1 for g in self.relevant.values())
         relevant: Any = dict(self.relevant) if graded else list(self.relevant)
         if self.spans:
@@ -62,10 +77,21 @@ class GoldenQuery:
                     relevant += [s.to_dict(doc) for s in self.spans[doc]]
                 else:
                     relevant.append(doc if grade == 1 else {"doc": doc, "grade": grade})
-        out: dict[str, Any] = {"id": self.id, "query": self.query, "relevant": relevant}
+        out = {"id": self.id, "query": self.query, "relevant": relevant}
         if self.tags:
             out["tags"] = list(self.tags)
         out.update(self.extra)
+        return out
+
+    def _labels(self, docs: tuple[str, ...]) -> list[Any]:
+        """The labels of ``docs`` as a list form of ``relevant`` writes them (ids, graded, spans)."""
+        out: list[Any] = []
+        for doc in docs:
+            grade = self.relevant[doc]
+            if doc in self.spans:
+                out += [s.to_dict(doc) for s in self.spans[doc]]
+            else:
+                out.append(doc if grade == 1 else {"doc": doc, "grade": grade})
         return out
 
     @classmethod
@@ -93,11 +119,13 @@ class GoldenSet:
 
     @cached_property
     def content_hash(self) -> str:
-        """Hash of ids, questions, graded relevant ids and tags; order and extra fields excluded."""
+        """Hash of ids, questions, graded relevant ids, spans, evidence groups and tags; order and extra
+        fields excluded (a set without spans or groups hashes as it always has)."""
         payload = sorted(
             [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)]
             + ([sorted((d, sorted(json_key(s.to_dict(d)) for s in spans)) for d, spans in q.spans.items())]
                if q.spans else [])
+            + ([["evidence", sorted(sorted(group) for group in q.groups)]] if q.groups else [])
             for q in self.queries
         )
         return content_hash({"golden": FORMAT_VERSION, "queries": payload})
@@ -167,14 +195,59 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
     if len(query) > MAX_QUERY_CHARS:
         raise InputError(f"'query' is {len(query):,} characters long, more than {MAX_QUERY_CHARS:,}", where=loc,
                          hint="a golden question is what a user asks: put documents in the corpus, not the question")
-    if "relevant" not in obj:
+    groups: tuple[tuple[str, ...], ...] = ()
+    if "evidence" in obj:
+        if "relevant" in obj:
+            raise InputError("a question gives 'relevant' or 'evidence', not both", where=loc,
+                             hint='"evidence": [["doc-a", "doc-b"], ["doc-c"]] lists the pieces a multi-hop question '
+                                  'needs; "relevant" the documents of a plain one')
+        relevant, spans, groups = _parse_evidence(obj["evidence"], loc)
+    elif "relevant" not in obj:
         raise InputError("missing required field 'relevant'", where=loc,
                          hint='list the relevant document ids, or "relevant": [] for a no-answer question')
-    relevant, spans = _parse_relevant(obj["relevant"], loc)
+    else:
+        relevant, spans = _parse_relevant(obj["relevant"], loc)
     tags = obj.get("tags", [])
     if tags is None:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
-    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans)
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans, groups)
+
+
+_EVIDENCE_HINT = ('"evidence": [["doc-a", "doc-b"], ["doc-c"]]: the question needs every group, and any id of a '
+                  'group provides it (ids, {"doc": ..., "grade": ...} or span labels, as in "relevant")')
+
+
+def _parse_evidence(value: Any, loc: str) -> tuple[dict[str, float], dict[str, tuple[Span, ...]],
+                                                   tuple[tuple[str, ...], ...]]:
+    """The labels of every group together (a document's highest grade, its spans from the one group
+    that gives them) and each group's ids, in the file's order. A group without an id graded >= 1
+    provides nothing: refused, as are an empty list, more than ``MAX_GROUPS`` groups, and one
+    document given spans in two groups."""
+    if not isinstance(value, list) or not value:
+        raise InputError("'evidence' must be a non-empty list of groups", where=loc, hint=_EVIDENCE_HINT)
+    if len(value) > MAX_GROUPS:
+        raise InputError(f"'evidence' has {len(value)} groups, more than {MAX_GROUPS}", where=loc,
+                         hint="a question that needs that many pieces of evidence is several questions")
+    relevant: dict[str, float] = {}
+    spans: dict[str, tuple[Span, ...]] = {}
+    groups = []
+    for number, group in enumerate(value, start=1):
+        if not isinstance(group, list) or not group:
+            raise InputError(f"evidence group {number} must be a non-empty list of ids, got {group!r}", where=loc,
+                             hint=_EVIDENCE_HINT)
+        grades, labelled = _parse_relevant(group, f"{loc}, evidence group {number}")
+        if not any(is_relevant(g) for g in grades.values()):
+            raise InputError(f"evidence group {number} has no relevant id (grade >= 1): nothing can provide it",
+                             where=loc, hint=_EVIDENCE_HINT)
+        for doc, grade in grades.items():
+            relevant[doc] = max(grade, relevant.get(doc, grade))
+        for doc, found in labelled.items():
+            if doc in spans:
+                raise InputError(f"document {doc!r} has spans in two evidence groups", where=loc,
+                                 hint="give a document's spans in one group, or list it whole in both")
+            spans[doc] = found
+        groups.append(tuple(grades))
+    return relevant, spans, tuple(groups)

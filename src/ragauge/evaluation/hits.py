@@ -79,18 +79,27 @@ class Hits:
 
 
 def judgements_of(golden: GoldenSet, not_relevant: Sequence[tuple[str, str]] = ()) -> Judgements:
-    """The golden set's labels, and ``not_relevant`` (question, document) pairs judged 0."""
-    q, d, g = [], [], []
+    """The golden set's labels, and ``not_relevant`` (question, document) pairs judged 0; with the
+    groups each document provides when a question needs evidence groups (``Judgements.masks``)."""
+    q, d, g, m = [], [], [], []
+    grouped = any(item.groups for item in golden)
     for item in golden:
+        provides: dict[str, int] = {}
+        for bit, group in enumerate(item.groups):
+            for doc in group:
+                provides[doc] = provides.get(doc, 0) | (1 << bit)
         for doc, grade in item.relevant.items():
             q.append(item.id)
             d.append(doc)
             g.append(float(grade))
+            m.append(provides.get(doc, 0))
     for qid, doc in not_relevant:
         q.append(qid)
         d.append(doc)
         g.append(0.0)
-    return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64))
+        m.append(0)
+    masks = np.asarray(m, dtype=np.uint64) if grouped else None
+    return Judgements(strings(q), strings(d), np.asarray(g, dtype=np.float64), masks)
 
 
 def ranked_hits(golden: GoldenSet, run: Run, knobs: Knobs) -> Hits:

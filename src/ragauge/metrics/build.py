@@ -21,7 +21,7 @@ from ragauge.core.arrow import (
 from ragauge.core.background import start
 from ragauge.errors import DuplicateDocument as DuplicateDocument  # it lives in ragauge.errors
 from ragauge.metrics.duplicates import repeated_rows
-from ragauge.metrics.rankings import Rankings
+from ragauge.metrics.rankings import Rankings, popcount
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,11 +35,14 @@ PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a
 
 @dataclass(frozen=True)
 class Judgements:
-    """Columnar judgements: one row per (query id, document id) with a numeric grade."""
+    """Columnar judgements: one row per (query id, document id) with a numeric grade, and for the
+    questions that need evidence groups, the groups each document provides (bit i: group i; None
+    when no question has groups)."""
 
     qid: pa.Array
     docno: pa.Array
     grade: np.ndarray
+    masks: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -131,11 +134,12 @@ def build_rankings(
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
     kept = lengths - folded
-    qi, rank, grades = _graded_ranks(judged, keys, segments, removed)
+    qi, rank, grades, masks = _graded_ranks(judged, keys, segments, removed)
     by_rank = np.lexsort((rank, qi))
     qi, rank, grades = qi[by_rank], rank[by_rank], grades[by_rank]
     offsets = np.concatenate([[0], np.cumsum(np.bincount(qi, minlength=nq))]).astype(np.int64)
-    rankings = Rankings(offsets, rank, grades, kept, keys.num_rel, keys.ideal_offsets, keys.ideal_gains, rel_level)
+    rankings = Rankings(offsets, rank, grades, kept, keys.num_rel, keys.ideal_offsets, keys.ideal_gains, rel_level,
+                        masks=None if masks is None else masks[by_rank], num_groups=keys.num_groups)
 
     top_positions, top_offsets = _top(segments, kept, folded, removed, keep_top)
     top_rows = base[top_positions] if base is not None else grouping.rows_at(top_positions)
@@ -170,6 +174,8 @@ class _JudgementKeys:
     num_rel: np.ndarray
     ideal_offsets: np.ndarray
     ideal_gains: np.ndarray
+    masks: np.ndarray | None = None
+    num_groups: np.ndarray | None = None
 
     @classmethod
     def build(cls, query_ids: Sequence[str], judgements: Judgements, rel_level: float) -> _JudgementKeys:
@@ -188,14 +194,22 @@ class _JudgementKeys:
         pos = jgrade > 0
         iorder = np.lexsort((-jgrade[pos], jq[pos]))
         ideal_offsets = np.concatenate([[0], np.cumsum(np.bincount(jq[pos], minlength=nq))]).astype(np.int64)
-        return cls(vocab, key[order], jgrade[order], num_rel, ideal_offsets, jgrade[pos][iorder])
+        masks = num_groups = None
+        if judgements.masks is not None:
+            jmask = np.asarray(judgements.masks, dtype=np.uint64)[mine]
+            masks = jmask[order]
+            every = np.zeros(nq, dtype=np.uint64)
+            np.bitwise_or.at(every, jq, jmask)
+            num_groups = popcount(every)
+        return cls(vocab, key[order], jgrade[order], num_rel, ideal_offsets, jgrade[pos][iorder], masks, num_groups)
 
-    def lookup(self, qi: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which (query, doc code) pairs are judged, and their grades."""
+    def lookup(self, qi: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Which (query, doc code) pairs are judged, their grades and their evidence masks."""
         if len(self.keys) == 0 or len(qi) == 0:
-            return np.zeros(len(qi), dtype=bool), np.zeros(0, dtype=np.float64)
+            empty = None if self.masks is None else np.zeros(0, dtype=np.uint64)
+            return np.zeros(len(qi), dtype=bool), np.zeros(0, dtype=np.float64), empty
         at, hit = find_sorted(self.keys, qi * max(len(self.vocab), 1) + code)
-        return hit, self.grades[at[hit]]
+        return hit, self.grades[at[hit]], None if self.masks is None else self.masks[at[hit]]
 
 
 @dataclass(frozen=True)
@@ -230,17 +244,17 @@ def _judged_positions(
 
 def _graded_ranks(
     judged: _Judged, keys: _JudgementKeys, segments: _Segments, removed: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Query index, 0-based rank (after folding ``removed``) and grade of every judged ranked
-    document."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Query index, 0-based rank (after folding ``removed``), grade and evidence mask of every
+    judged ranked document."""
     positions, qi, code = judged.positions, judged.qi, judged.code
     rank = positions - segments.start[qi]
     if len(removed):
         before, dropped = find_sorted(removed, positions)
         rank = rank - (before - np.searchsorted(removed, segments.start[qi]))
         qi, rank, code = qi[~dropped], rank[~dropped], code[~dropped]
-    hit, grades = keys.lookup(qi, code)
-    return qi[hit], rank[hit], grades
+    hit, grades, masks = keys.lookup(qi, code)
+    return qi[hit], rank[hit], grades, masks
 
 
 def _top(

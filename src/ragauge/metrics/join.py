@@ -43,6 +43,7 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
     lengths, present = rankings.lengths.copy(), info.present.copy()
     raw_lengths, folded = info.raw_lengths.copy(), info.folded.copy()
     qi, pos, grades = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.float64)]
+    masks: list[np.ndarray] = [np.zeros(0, np.uint64)]
     top_start = np.zeros(n, dtype=np.int64)
     top_count = np.zeros(n, dtype=np.int64)
     top_base = np.cumsum([0] + [len(part.info.top_rows) for part in parts])
@@ -61,11 +62,15 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
         qi.append(where[part.rankings.qidx[entries]])
         pos.append(part.rankings.pos[entries])
         grades.append(part.rankings.grades[entries])
+        if part.rankings.masks is not None:
+            masks.append(part.rankings.masks[entries])
     all_qi, all_pos, all_grades = np.concatenate(qi), np.concatenate(pos), np.concatenate(grades)
     order = np.lexsort((all_pos, all_qi))
     offsets = np.concatenate([[0], np.cumsum(np.bincount(all_qi, minlength=n))]).astype(np.int64)
+    grouped = rankings.num_groups is not None  # the judgements (the base's) say whether groups exist
     joined = Rankings(offsets, all_pos[order], all_grades[order], lengths, rankings.num_rel,
-                      rankings.ideal_offsets, rankings.ideal_gains, rankings.rel_level)
+                      rankings.ideal_offsets, rankings.ideal_gains, rankings.rel_level,
+                      np.concatenate(masks)[order] if grouped else None, rankings.num_groups)
     top_rows = ragged_arange(top_start, top_count)
     top_offsets = np.concatenate([[0], np.cumsum(top_count)]).astype(np.int64)
     return joined, BuildInfo(present, raw_lengths, folded, run_queries, top_offsets, top_rows)

@@ -22,6 +22,9 @@ class Rankings:
     ``lengths`` is each list's length (judged or not). ``ideal_offsets`` / ``ideal_gains`` hold
     each query's positive judged grades sorted descending (the ideal ranking for nDCG).
     ``num_rel`` counts judged documents with grade >= ``rel_level``, retrieved or not.
+    ``masks`` (per entry) and ``num_groups`` (per query) describe the questions that need evidence
+    groups: bit i of an entry's mask says its document provides group i, and ``num_groups`` is 0
+    for a plain question; both None when no question has groups.
     """
 
     offsets: np.ndarray
@@ -32,6 +35,8 @@ class Rankings:
     ideal_offsets: np.ndarray
     ideal_gains: np.ndarray
     rel_level: float = 1.0
+    masks: np.ndarray | None = None
+    num_groups: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -104,7 +109,7 @@ class Rankings:
         counts = np.diff(self.offsets)
         pos = np.arange(len(self.pos), dtype=np.int64) - np.repeat(self.offsets[:-1], counts)
         return Rankings(self.offsets, pos, self.grades, counts.astype(np.int64), self.num_rel, self.ideal_offsets,
-                        self.ideal_gains, self.rel_level)
+                        self.ideal_gains, self.rel_level, self.masks, self.num_groups)
 
     def sum_by_query(self, values: np.ndarray, k: int | None) -> np.ndarray:
         """Per query: sum of a per-entry array over the entries ranked within the first ``k``."""
@@ -129,3 +134,15 @@ def safe_divide(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
     out = np.zeros(np.shape(num), dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+def popcount(values: np.ndarray) -> np.ndarray:
+    """The number of bits set in each of ``values`` (unsigned 64-bit), as int64."""
+    x = np.asarray(values, dtype=np.uint64)
+    count = np.zeros(x.shape, dtype=np.int64)
+    for _ in range(64):
+        if not x.any():
+            break
+        count += (x & np.uint64(1)).astype(np.int64)
+        x = x >> np.uint64(1)
+    return count

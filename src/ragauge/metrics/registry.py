@@ -10,6 +10,12 @@ import numpy as np
 
 from ragauge.metrics.ap import average_precision
 from ragauge.metrics.budget import hit_within_budget, recall_within_budget
+from ragauge.metrics.evidence import (
+    complete,
+    complete_within_budget,
+    evidence_recall,
+    evidence_recall_within_budget,
+)
 from ragauge.metrics.hit import hit
 from ragauge.metrics.judged import judged
 from ragauge.metrics.ndcg import ndcg
@@ -67,6 +73,13 @@ METRICS: dict[str, MetricFamily] = {
                      ("map", "gm_map", "map_cut")),
         MetricFamily("rprec", r_precision, "none", "precision at rank R, R = number of relevant documents",
                      "\\|rel ∩ top R\\| / R", "Rprec", ("Rprec",)),
+        MetricFamily("evidence_recall", evidence_recall, "required",
+                     "share of the evidence groups a relevant document in the top k provides",
+                     "\\|groups provided by rel ∩ top k\\| / \\|groups\\| (a plain question: each relevant document "
+                     "is a group)", "none", budget_kernel=evidence_recall_within_budget),
+        MetricFamily("complete", complete, "required", "every evidence group provided in the top k (0 or 1)",
+                     "1 if every group is provided by rel ∩ top k else 0", "none",
+                     budget_kernel=complete_within_budget),
         MetricFamily("judged", judged, "optional", "share of the top k that the golden set labels (any grade)",
                      "\\|labelled ∩ top k\\| / min(k, retrieved)", "none (ir_measures Judged@k)", as_retrieved=True),
     )
