@@ -39,6 +39,7 @@ LAYERS: list[set[str]] = [
     {"history"},
     {"treceval"},
     {"reports"},
+    {"tracking"},
     {"scaffold"},
     {"api"},
     {"testing", "pytest_plugin", "cli", "__main__", "__init__"},

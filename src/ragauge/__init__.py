@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ragauge.api.index import index
     from ragauge.api.report import render
     from ragauge.api.run import merge_shards, run_retriever
+    from ragauge.api.tracking import log_mlflow
     from ragauge.attribution.judge import JudgeOptions
     from ragauge.attribution.result import Attribution
     from ragauge.attribution.run import attribute
@@ -95,6 +96,8 @@ _EXPORTS: dict[str, str] = {
     # retrievers
     "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run",
     "merge_shards": "ragauge.api.run", "index": "ragauge.api.index", "render": "ragauge.api.report",
+    # experiment trackers
+    "log_mlflow": "ragauge.api.tracking",
     # experiments
     "sweep": "ragauge.api.sweep", "read_sweep": "ragauge.api.sweep",
     "SweepResult": "ragauge.experiments.result",
@@ -150,7 +153,7 @@ __all__ = [
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
     "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
-    "merge_candidates",
+    "merge_candidates", "log_mlflow",
 ]
 
 
