@@ -88,3 +88,33 @@ def eval_grades(path: Path | None) -> str | None:
         raise InputError("'eval.grades' must be a mapping like \"1:3,2:2,3:1,4:0,-1:0\"",
                          where=key_line(found, "grades"))
     return value
+
+
+MLFLOW_KEYS = ("experiment", "tracking_uri", "run_name")
+"""The keys of the ``[mlflow]`` table, each a non-empty string."""
+
+
+def mlflow_settings(path: Path | None) -> dict[str, str] | None:
+    """The ``[mlflow]`` table of ``path``, or of the ragauge.toml / pyproject.toml found in the
+    working directory when ``path`` is None, as keywords of ``ragauge.log_mlflow``
+    (``experiment``, ``tracking_uri``, ``run_name``); None when there is no such table (an empty
+    table is ``{}``: log with MLflow's defaults). InputError for another key or a value that is not
+    a non-empty string."""
+    found = path or find_config()
+    if found is None:
+        return None
+    data = _load_toml(found)
+    table = data.get("tool", {}).get("ragauge", {}) if found.name == "pyproject.toml" else data
+    if "mlflow" not in table:
+        return None
+    value = table["mlflow"]
+    if not isinstance(value, dict):
+        raise InputError("'mlflow' must be a table", where=key_line(found, "mlflow"),
+                         hint='e.g. [mlflow] with experiment = "retrieval"')
+    for name, setting in value.items():
+        if name not in MLFLOW_KEYS:
+            raise InputError(f"unknown key 'mlflow.{name}'", where=key_line(found, name),
+                             hint=f"the [mlflow] table takes {', '.join(MLFLOW_KEYS)}")
+        if not isinstance(setting, str) or not setting.strip():
+            raise InputError(f"'mlflow.{name}' must be a non-empty string", where=key_line(found, name))
+    return dict(value)

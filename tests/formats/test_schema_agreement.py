@@ -231,12 +231,19 @@ GATE = [  # (the [gate] table's body, or other tables, as TOML; whether ragauge 
     ('gate = 3', False),
     ('[eval]\ngrades = "1:3,2"', False),
     ('[eval]\ngrades = 3', False),
+    ('[mlflow]\nexperiment = "retrieval"\ntracking_uri = "sqlite:///mlflow.db"\nrun_name = "nightly"', True),
+    ('[mlflow]', True),
+    ('[mlflow]\nexperiment = ""', False),
+    ('[mlflow]\nexperiment = " "', False),
+    ('[mlflow]\nexperiment = 3', False),
+    ('[mlflow]\ntracking-uri = "sqlite:///mlflow.db"', False),
+    ('mlflow = true', False),
 ]
 
 
 @pytest.mark.parametrize(("text", "taken"), GATE)
 def test_ragauge_toml(tmp_path: Path, text: str, taken: bool) -> None:
-    from ragauge.config import eval_grades
+    from ragauge.config import eval_grades, mlflow_settings
     from ragauge.evaluation.grades import parse_grades
     from ragauge.gating.config import load_rules
 
@@ -246,6 +253,7 @@ def test_ragauge_toml(tmp_path: Path, text: str, taken: bool) -> None:
     def read(_: object) -> None:
         load_rules(path)
         parse_grades(eval_grades(path))
+        mlflow_settings(path)
 
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     agree("config", data, read)
