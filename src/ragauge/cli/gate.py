@@ -10,9 +10,8 @@ import click
 
 from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option
+from ragauge.cli.run import call_options
 from ragauge.reports.registry import formats
-from ragauge.retrieve.base import RetrieverOptions
-from ragauge.runner.options import ExecutorOptions
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -29,12 +28,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--config", "config_path", type=click.Path(path_type=Path),
                      help="Rules file (ragauge.toml or pyproject.toml); default: found in the working directory."),
         click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication."),
-        click.option("--concurrency", type=int, default=ExecutorOptions.concurrency, show_default=True,
-                     help="With --retriever: calls in flight at once."),
-        click.option("--timeout", type=float, default=RetrieverOptions.timeout, show_default=True,
-                     help="With --retriever: seconds per call."),
-        click.option("--retries", type=int, default=ExecutorOptions.retries, show_default=True,
-                     help="With --retriever: extra attempts for transient failures."),
+        *call_options("With --retriever: "),
         click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator."),
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),

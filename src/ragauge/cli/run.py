@@ -14,17 +14,28 @@ from ragauge.retrieve.base import RetrieverOptions
 from ragauge.runner.options import ON_ERROR, ExecutorOptions
 
 
+def call_options(prefix: str = "") -> list[Callable[[Any], Any]]:
+    """``--concurrency``, ``--timeout`` and ``--retries``, their defaults read from ``ExecutorOptions``
+    and ``RetrieverOptions`` (their one home); ``prefix`` opens each help text ("With --retriever: ")."""
+    def text(sentence: str) -> str:
+        return f"{prefix}{sentence[0].lower()}{sentence[1:]}" if prefix else sentence
+
+    return [
+        click.option("--concurrency", type=int, default=ExecutorOptions.concurrency, show_default=True,
+                     help=text("Calls in flight at once.")),
+        click.option("--timeout", type=float, default=RetrieverOptions.timeout, show_default=True,
+                     help=text("Seconds per call.")),
+        click.option("--retries", type=int, default=ExecutorOptions.retries, show_default=True,
+                     help=text("Extra attempts for transient failures (exponential backoff with jitter).")),
+    ]
+
+
 def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that calls a retriever."""
     for option in reversed([
         click.option("--fetch", type=int, default=ExecutorOptions.fetch, show_default=True,
                      help="Hits to ask the retriever for."),
-        click.option("--concurrency", type=int, default=ExecutorOptions.concurrency, show_default=True,
-                     help="Calls in flight at once."),
-        click.option("--timeout", type=float, default=RetrieverOptions.timeout, show_default=True,
-                     help="Seconds per call."),
-        click.option("--retries", type=int, default=ExecutorOptions.retries, show_default=True,
-                     help="Extra attempts for transient failures (exponential backoff with jitter)."),
+        *call_options(),
         click.option("--on-error", type=click.Choice(ON_ERROR), default=ExecutorOptions.on_error, show_default=True,
                      help="A question that still fails: scores 0, is left out of the means, or stops the run."),
         click.option("--doc-id-key", help="Metadata key holding the document id in LangChain / LlamaIndex / Haystack "
