@@ -149,6 +149,19 @@ def test_a_sweep_without_its_folder_logs_its_rows(store: str, swept: tuple[Any, 
         assert client.list_artifacts(child.info.run_id) == []
 
 
+def test_a_sequential_comparison_logs_its_decision(store: str) -> None:
+    sections = HELPDESK / "sections.jsonl"
+    result = ragauge.compare_sequential(HELPDESK / "golden.jsonl", f"bm25:{sections}",
+                                        f"bm25:{sections}?chunk_size=25&chunk_overlap=5", metric="ndcg@5")
+    run = MlflowClient(store).get_run(ragauge.log_mlflow(result))
+    assert run.data.params["metric"] == "ndcg@5" and run.data.params["alpha"] == "0.05"
+    assert run.data.metrics["asked"] == result.test.asked and run.data.metrics["calls"] == result.calls
+    assert run.data.metrics["diff.ndcg_at_5"] == pytest.approx(result.test.diff)
+    assert run.data.tags["ragauge.kind"] == "sequential" and run.data.tags["ragauge.verdict"] == result.verdict
+    assert {a.path for a in MlflowClient(store).list_artifacts(run.info.run_id)} == {"sequential.md",
+                                                                                  "sequential.json"}
+
+
 def test_tags_mlflow_refuses_are_mapped_and_logged(store: str) -> None:
     tags = ["café", "a/../b", "EU/billing", "x" * 300, "a@b", "with space"]
     golden = [{"id": f"q{i}", "query": "q", "relevant": ["d"], "tags": [tag]} for i, tag in enumerate(tags)]

@@ -10,6 +10,7 @@ import click
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option, terminal_style
+from ragauge.cli.tracking import log_to_mlflow, mlflow_option
 from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:
@@ -41,11 +42,12 @@ if TYPE_CHECKING:
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 @no_color_option()
+@mlflow_option
 def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],
                     sequential: bool, metric: str, seed: int, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
                     corpus: Path | None, tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
-                    output: Path | None, no_color: bool) -> None:
+                    output: Path | None, no_color: bool, mlflow: bool | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
     For each metric: both means, the difference with its 95% interval and p-value from the
@@ -79,6 +81,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
             found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
                                        fetch=fetch, corpus=corpus)
             write_output(render(found, fmt, **style), output)
+            log_to_mlflow(found, mlflow, None)
             return
         from ragauge.api.evaluate import evaluate
 
@@ -87,6 +90,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
                                  corpus=corpus, grades=grades) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)
         write_output(render(result, fmt, **style), output)
+        log_to_mlflow(result, mlflow, None)
         return
     if sequential:
         raise InputError("--sequential compares two retrievers: give --golden and --retriever twice",
@@ -98,3 +102,4 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
                      unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
     write_output(render(result, fmt, **style), output)
+    log_to_mlflow(result, mlflow, None)

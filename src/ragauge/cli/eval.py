@@ -12,6 +12,7 @@ from ragauge.cli.history import history_option
 from ragauge.cli.options import SectionedCommand, grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import calling, retriever_options
+from ragauge.cli.tracking import log_to_mlflow, mlflow_option
 from ragauge.errors import InputError
 
 if TYPE_CHECKING:
@@ -57,13 +58,14 @@ SECTIONS = (
 @click.option("--record", is_flag=True, help="Append the result to the local history (see 'ragauge history').")
 @history_option
 @click.option("--label", help='With --record: a note for this point, e.g. "re-index 2026-12".')
+@mlflow_option
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
                  ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
                  tokenizer: str | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
                  grades: str | None, mix_synthetic: bool, fmt: str,
                  output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
-                 label: str | None) -> None:
+                 label: str | None, mlflow: bool | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
 
     Means are over answerable questions; no-answer questions (empty "relevant") are
@@ -118,3 +120,4 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
 
         entry_id = record_in(history_path, evaluation, label=label)
         click.echo(f"recorded as #{entry_id} in {history_path}", err=True)
+    log_to_mlflow(evaluation, mlflow, config_path)

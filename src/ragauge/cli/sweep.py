@@ -12,6 +12,7 @@ import click
 
 from ragauge.cli.options import write_output
 from ragauge.cli.report import no_color_option, terminal_style
+from ragauge.cli.tracking import log_to_mlflow, mlflow_option
 from ragauge.reports.registry import formats
 
 
@@ -60,9 +61,10 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
               "page links each configuration to its eval report in DIR/reports/, relative to this file (to the "
               "current folder on stdout).")
 @no_color_option()
+@mlflow_option
 def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, holdout: float | None,
                   holdout_tag: str | None, budget: int | None, factor: int | None, fmt: str,
-                  report: Path | None, no_color: bool) -> None:
+                  report: Path | None, no_color: bool, mlflow: bool | None) -> None:
     """Run a grid of built-in retriever configurations and compare them with honest statistics.
 
     The sweep file lists configurations of the built-in bm25, dense and hybrid retrievers; a list
@@ -95,3 +97,4 @@ def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, h
     else:
         write_output(render(result, fmt, **(terminal_style(report, no_color) if fmt == "text" else {})), report)
     click.echo(f"runs and sweep.json in {output}", err=True)
+    log_to_mlflow(result, mlflow, None, folder=output, golden=golden)
