@@ -55,7 +55,8 @@ def experiment_id(mlflow: MlflowClient, name: str | None) -> str:
         return os.environ.get("MLFLOW_EXPERIMENT_ID") or "0"
     found = mlflow.get_experiment_by_name(name)
     if found is None:
-        return mlflow.create_experiment(name)
+        made: str = mlflow.create_experiment(name)
+        return made
     if found.lifecycle_stage == "deleted":
         raise InputError(f"the MLflow experiment {name!r} is deleted",
                          hint=f"restore it (mlflow experiments restore --experiment-id {found.experiment_id}) "
