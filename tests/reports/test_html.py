@@ -57,6 +57,17 @@ def test_script_is_pinned_by_its_hash(evaluation: Evaluation) -> None:
     assert f"script-src 'sha256-{digest}'" in html
 
 
+def test_judged_at_k_is_on_one_card_whether_asked_for_or_recorded() -> None:
+    import ragauge
+
+    helpdesk = ROOT / "examples" / "helpdesk"
+    for metrics, label in (("ndcg@5,hit@5,mrr", "judged@5: share labelled"), ("judged@5,ndcg@5,hit@5", "judged@5")):
+        e = ragauge.evaluate_run(helpdesk / "golden.jsonl", helpdesk / "bm25.run.jsonl", metrics=metrics)
+        cards = re.findall(r'<div class="card judged"[^>]*><div class="value">([^<]*)</div><div class="label">([^<]*)',
+                           render(e, "html"))
+        assert cards == [(f"{e.meta['judged']['mean']:.4f}", label)], metrics
+
+
 # --- in a browser ---------------------------------------------------------------------------------
 
 class Page:
@@ -116,7 +127,7 @@ def test_loads_offline_and_renders_user_text_as_text(page: Page) -> None:
     assert q5.inner_text().startswith("<script>alert(1)</script> why does a | pipe & an <b>ampersand</b>")
     assert pg.evaluate("document.querySelectorAll('script').length") == 2
     assert pg.evaluate("document.querySelectorAll('b, i, img, main script').length") == 0
-    assert pg.locator("#tags svg.tagchart:visible text.label").first.text_content() == "<i>markup</i>"
+    assert "<i>markup</i>" in pg.locator("#tags svg.tagchart:visible text.label").all_text_contents()
 
 
 def test_header_click_sorts(page: Page) -> None:
@@ -189,3 +200,72 @@ def test_why_it_failed_table_and_pattern_filter(page: Page) -> None:
     assert "why it failed: not retrieved at all (none in 5 fetched)" in pg.locator("#qtable tr.detail").inner_text()
     pg.select_option("#pattern-filter", "")
     assert page.shown() == "showing 7 of 7"
+
+
+# --- issue 28: the report as a user read it ------------------------------------------------------
+
+def test_the_tag_chart_opens_on_the_main_metric_weakest_first(page: Page) -> None:
+    """It opened on hit@1; the main metric is nDCG at the largest k (views.main_metric)."""
+    pg = page.page
+    visible = pg.locator("svg.tagchart:visible")
+    assert visible.count() == 1 and visible.get_attribute("aria-label") == "ndcg@3 by tag"
+    assert pg.eval_on_selector("#tag-metric", "s => s.options[s.selectedIndex].text") == "ndcg@3"
+    for metric in ("ndcg@3", "hit@3"):
+        pg.select_option("#tag-metric", label=metric)
+        values = [float(v.split()[0]) for v in pg.locator("svg.tagchart:visible text.val").all_text_contents()]
+        assert values == sorted(values) and len(values) == 4, (metric, values)  # weakest first by its own metric
+
+
+def test_judged_at_k_has_a_card(page: Page) -> None:
+    card = page.page.locator(".card.judged")
+    assert card.count() == 1
+    assert card.inner_text().split() == ["0.2857", "judged@3:", "share", "labelled"]
+    assert "judged@3=0.2857: mean share of the top 3 that the golden set labels" in card.get_attribute("title")
+
+
+def _metric_headers(pg: Any) -> list[str]:
+    return pg.eval_on_selector_all("#qtable th[data-key^=v]", "hs => hs.filter(h => !h.hidden).map(h => h.textContent)")
+
+
+def test_the_question_table_shows_the_chosen_metric_columns(page: Page) -> None:
+    """All seven metrics made a table too wide to read; it shows the main metric and hit at the
+    largest k, and the reader adds others."""
+    pg = page.page
+    assert _metric_headers(pg) == ["hit@3", "ndcg@3"]
+    assert pg.inner_text("#columns-shown") == "2 of 7"
+    visible_cells = "rows => rows.map(r => [...r.querySelectorAll('td.num')].filter(td => !td.hidden).length)"
+    assert set(pg.eval_on_selector_all("#qtable tbody tr.q", visible_cells)) == {3}  # first relevant + two metrics
+    pg.click("details.columns summary")
+    pg.check("details.columns input[value='4']")  # mrr
+    assert _metric_headers(pg) == ["hit@3", "mrr", "ndcg@3"] and pg.inner_text("#columns-shown") == "3 of 7"
+    assert set(pg.eval_on_selector_all("#qtable tbody tr.q", visible_cells)) == {4}
+    pg.uncheck("details.columns input[value='2']")  # hit@3
+    assert _metric_headers(pg) == ["mrr", "ndcg@3"]
+    pg.click("details.columns summary")
+    pg.click("#qtable tr.q[data-id=q5]")
+    shown_columns = pg.eval_on_selector_all("#qtable > thead th", "hs => hs.filter(h => !h.hidden).length")
+    assert pg.eval_on_selector("#qtable tr.detail > td", "td => td.colSpan") == shown_columns
+    pg.click("#qtable th[data-key=v4]")  # sorting by a column the reader added
+    values = [float(v) for v in pg.locator("#qtable tbody tr.q td.num:not([hidden])").all_inner_texts()[1::3]]
+    assert values == sorted(values)
+
+
+def test_tag_chips_do_not_break_inside_a_tag(browser: Any, tmp_path: Path) -> None:
+    """On a narrow window the tags column broke "multi-section" into "multi-" and "section"."""
+    import ragauge
+
+    helpdesk = ROOT / "examples" / "helpdesk"
+    e = ragauge.evaluate_run(helpdesk / "golden.jsonl", helpdesk / "bm25.run.jsonl", k=[1, 3, 5])
+    path = tmp_path / "helpdesk.html"
+    path.write_text(render(e, "html"), encoding="utf-8")
+    p = Page(browser, path)
+    try:
+        p.page.set_viewport_size({"width": 640, "height": 900})
+        chips = p.page.eval_on_selector_all(
+            "#qtable span.tag", "ts => ts.map(t => [t.textContent, t.getBoundingClientRect().height])")
+        assert {"multi-section", "exact-term"} <= {text for text, _ in chips}
+        heights = [h for _, h in chips]
+        assert max(heights) < 1.5 * min(heights), [c for c in chips if c[1] >= 1.5 * min(heights)][:3]
+        assert p.errors == [] and p.blocked == []
+    finally:
+        p.context.close()

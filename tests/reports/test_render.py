@@ -134,3 +134,21 @@ def test_worst_questions_keep_every_row_of_a_saved_result_that_repeats_an_id(eva
     order = worst_questions(saved, len(saved.queries))
     assert len(order) == len(saved.queries) == len(d["queries"])
     assert order == sorted(saved.queries, key=lambda q: (q.values[first], -(q.first_relevant_rank or 10**9), q.id))
+
+
+@pytest.mark.parametrize(("metrics", "main", "table"), [
+    (("hit@1", "recall@1", "hit@3", "recall@3", "mrr", "ndcg@1", "ndcg@3"), "ndcg@3", ["hit@3", "ndcg@3"]),
+    (("ndcg@10", "ndcg@5", "hit@5", "hit@10", "mrr"), "ndcg@10", ["ndcg@10", "hit@10"]),
+    (("recall@10", "mrr"), "recall@10", ["recall@10", "mrr"]),  # a few metrics: every one in the table
+    (("judged@10", "mrr", "recall@5", "hit@5"), "mrr", ["mrr", "hit@5"]),  # judged@k describes the labels
+    (("recall@200t", "precision@5", "mrr", "map"), "recall@200t", ["recall@200t"]),
+    ((), None, []),
+])
+def test_the_main_metric_and_the_table_s_columns(metrics: tuple[str, ...], main: str | None,
+                                                 table: list[str]) -> None:
+    """The HTML report opens its by-tag chart on the main metric (nDCG at the largest k, else the
+    first) and its question table shows it with hit at the largest k (issue 28)."""
+    from ragauge.reports.views import main_metric, table_metrics
+
+    assert main_metric(metrics) == main
+    assert table_metrics(metrics) == table

@@ -24,13 +24,16 @@ from ragauge.reports.views import (
     SMALL_TAG,
     budget_rule,
     fetch_label,
+    is_judged,
     judged_line,
+    main_metric,
     max_cutoff,
     mean_text,
     rank_histogram,
     recall_curve,
     source_caption,
     source_rows,
+    table_metrics,
     tag_rows,
     unjudged_rule,
     worst_questions,
@@ -39,24 +42,32 @@ from ragauge.reports.views import (
 CHART_W = 720   # the by-tag chart (viewBox units)
 PAIR_W = 520    # the two charts side by side
 LABEL_CHARS = 26
+JUDGED_NOTE = "how complete the labels are, not how good the ranking is"
 
 
 def _short(text: str, n: int = LABEL_CHARS) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+def _weakest(value: float) -> tuple[bool, float]:
+    """Sorts values weakest first, NaN (no value) last."""
+    return (value != value, 0.0 if value != value else value)
+
+
 def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
-    """One horizontal bar chart per metric: a bar per tag (weakest first by the first metric),
-    with its 95% interval as a whisker (none below 2 questions)."""
+    """One horizontal bar chart per metric: a bar per tag, weakest first by that metric (ties in the
+    result's order, a tag without a value last), with its 95% interval as a whisker (none below 2
+    questions). The page shows the main metric's (``views.main_metric``) first."""
     rows = tag_rows(evaluation, ci_metrics=evaluation.metrics)
     if not rows:
         return []
     left, bar_w, row_h, top = 200, 400, 26, 24
     scale = bar_w / 1.0
     charts = []
+    main = main_metric(evaluation.metrics)
     for m in evaluation.metrics:
         bars = []
-        for i, r in enumerate(rows):
+        for i, r in enumerate(sorted(rows, key=lambda r: _weakest(r.means[m]))):
             value = r.means[m]
             lo, hi = r.ci.get(m, (value, value))
             y = top + i * row_h
@@ -64,8 +75,8 @@ def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
                          "lo": lo, "hi": hi, "y": y, "cy": y + row_h / 2 - 1, "w": max(value * scale, 0.0),
                          "lo_x": left + lo * scale, "hi_x": left + hi * scale})
         ticks = [{"x": left + t * scale, "label": f"{t:g}"} for t in (0, 0.25, 0.5, 0.75, 1.0)]
-        charts.append({"metric": m, "bars": bars, "left": left, "bar_w": bar_w, "row_h": row_h, "top": top,
-                       "height": top + len(rows) * row_h + 8, "ticks": ticks})
+        charts.append({"metric": m, "main": m == main, "bars": bars, "left": left, "bar_w": bar_w, "row_h": row_h,
+                       "top": top, "height": top + len(rows) * row_h + 8, "ticks": ticks})
     return charts
 
 
@@ -143,10 +154,19 @@ def _ms(value: float) -> str:
 
 
 def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
+    """A card per metric (judged@k ones marked apart: they describe the labels, not the ranking),
+    then the mean judged@k the result records (``meta["judged"]``) unless a metric card shows it,
+    then the counts and the latency."""
     meta = evaluation.meta
     counts = meta.get("counts", {})
-    cards = [{"label": m, "value": mean_text(evaluation.summary.get(m, NAN)), "unit": "", "kind": "metric"}
+    cards = [{"label": m, "value": mean_text(evaluation.summary.get(m, NAN)), "unit": "",
+              "kind": "judged" if is_judged(m) else "metric", "title": JUDGED_NOTE if is_judged(m) else ""}
              for m in evaluation.metrics]
+    recorded, line = meta.get("judged") or {}, judged_line(evaluation)
+    name = "judged" if recorded.get("k") is None else f"judged@{recorded['k']}"
+    if line is not None and name not in evaluation.metrics:
+        cards.append({"label": f"{name}: share labelled", "value": mean_text(float(recorded["mean"])), "unit": "",
+                      "kind": "judged", "title": f"{line} ({JUDGED_NOTE})"})
     cards.append({"label": "answerable questions", "value": str(counts.get("answerable", len(evaluation.queries))),
                   "unit": "", "kind": "count"})
     for key, label in (("no_answer", "no-answer (apart)"), ("missing", "missing from run"),
@@ -181,14 +201,16 @@ def render_html(evaluation: Evaluation) -> str:
               **meta.get("counts", {})}
     golden = {"path": "?", "hash": "", **meta.get("golden", {})}
     run = {"path": "?", "hash": "", "format": "?", **meta.get("run", {})}
-    data = {"metrics": list(evaluation.metrics), "k": max_cutoff(evaluation), "queries": _questions(evaluation),
+    shown = table_metrics(evaluation.metrics)
+    data = {"metrics": list(evaluation.metrics), "shown": [i for i, m in enumerate(evaluation.metrics) if m in shown],
+            "k": max_cutoff(evaluation), "queries": _questions(evaluation),
             "depth": recall_curve(evaluation).depth, "has_tags": any(q.tags for q in evaluation.queries),
             "has_why": evaluation.failure_table is not None and evaluation.failure_table.misses > 0,
             "titles": {name: p.title for name, p in PATTERNS.items()}}
     return env.get_template("report.html.j2").render(
         ev=evaluation, version=meta.get("ragauge_version", "?"), contract=contract, counts=counts,
         golden=golden, run=run, fetch=fetch_label(evaluation), css=Markup(css),
-        cards=_cards(evaluation), tag_charts=_tag_charts(evaluation), hist=_histogram(evaluation),
+        cards=_cards(evaluation), tag_charts=_tag_charts(evaluation), shown=shown, hist=_histogram(evaluation),
         curve=_curve(evaluation), k=max_cutoff(evaluation), confidence=f"{CONFIDENCE:.0%}", small_tag=SMALL_TAG,
         tags=sorted({t for q in evaluation.queries for t in q.tags}), no_answer=evaluation.no_answer,
         warnings=evaluation.warnings, data_json=Markup(script_json(data)), script=Markup(script),

@@ -26,6 +26,49 @@ def max_cutoff(evaluation: Evaluation) -> int | None:
     return max(ks, default=None)
 
 
+def _family(metric: str) -> tuple[str, int]:
+    """A metric's family and rank cutoff (0 without one; ("", 0) for a name this ragauge cannot read)."""
+    from ragauge.errors import InputError
+    from ragauge.metrics.spec import parse_metric
+
+    try:
+        spec = parse_metric(metric)
+    except InputError:
+        return "", 0
+    return spec.name, spec.k or 0
+
+
+def is_judged(metric: str) -> bool:
+    """Whether ``metric`` is judged or judged@k: the share of the ranking the golden set labels."""
+    return _family(metric)[0] == "judged"
+
+
+def main_metric(metrics: Sequence[str]) -> str | None:
+    """The metric a report leads with: nDCG at the largest rank cutoff among ``metrics`` (the sweep's
+    default primary metric, ``experiments.grid``), else the first metric that is not judged@k (it
+    describes the labels, not the ranking), else the first; None without metrics. The HTML report
+    opens its by-tag chart on it and shows it in the question table."""
+    ndcg = [m for m in metrics if _family(m)[0] == "ndcg"]
+    if ndcg:
+        return max(ndcg, key=lambda m: _family(m)[1])  # the first of equals
+    return next((m for m in metrics if not is_judged(m)), metrics[0] if metrics else None)
+
+
+TABLE_METRICS = 3
+"""A result with at most this many metrics shows them all in the HTML question table."""
+
+
+def table_metrics(metrics: Sequence[str]) -> list[str]:
+    """The metric columns the HTML question table shows before the reader picks others: all of
+    them up to ``TABLE_METRICS``, else the main metric and hit at the largest cutoff, in the
+    result's order."""
+    if len(metrics) <= TABLE_METRICS:
+        return list(metrics)
+    hits = [m for m in metrics if _family(m)[0] == "hit" and _family(m)[1]]
+    chosen = {main_metric(metrics), max(hits, key=lambda m: _family(m)[1]) if hits else None}
+    return [m for m in metrics if m in chosen]
+
+
 def relevant_ids(q: QueryScore) -> list[str]:
     """The documents a question expects (grade >= 1), highest grade first, then in golden order."""
     rel = [(doc, g) for doc, g in q.relevant.items() if g >= RELEVANT_GRADE]

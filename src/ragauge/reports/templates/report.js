@@ -8,6 +8,7 @@
   const open = new Set();
   const sort = { key: null, dir: 1 };
   const filter = { text: "", tag: "", pattern: "", misses: false };
+  const shownMetrics = new Set(data.shown);  // the metric columns shown (the others: "metric columns")
 
   const rows = data.queries.map(function (q, i) {
     q.order = i;
@@ -54,8 +55,10 @@
     if (data.has_tags) tr.append(el("td", "tags", ...q.tags.map((t) => el("span", "tag", t))));
     tr.append(el("td", "num rank", rankText(q)));
     if (data.has_why) tr.append(el("td", "why", whyTitle(q)));
-    q.v.forEach(function (v) {
-      tr.append(el("td", "num" + (v === 0 ? " zero" : v === 1 ? " one" : ""), num(v, 3)));
+    q.v.forEach(function (v, i) {
+      const td = el("td", "num" + (v === 0 ? " zero" : v === 1 ? " one" : ""), num(v, 3));
+      td.hidden = !shownMetrics.has(i);
+      tr.append(td);
     });
     return tr;
   }
@@ -99,7 +102,7 @@
         el("div", null, el("h3", null, "Returned, top " + q.top.length + shown), returned)),
       el("p", "facts", facts.join(" · ")));
     const td = el("td", null, box);
-    td.colSpan = (data.has_tags ? 5 : 4) + (data.has_why ? 1 : 0) + metrics.length;
+    td.colSpan = (data.has_tags ? 5 : 4) + (data.has_why ? 1 : 0) + shownMetrics.size;
     const tr = el("tr", "detail", td);
     tr.dataset.for = q.id;
     return tr;
@@ -196,6 +199,16 @@
   document.getElementById("misses").addEventListener("change", function (event) {
     filter.misses = event.target.checked;
     render();
+  });
+
+  document.querySelectorAll("details.columns input[type=checkbox]").forEach(function (box) {
+    box.addEventListener("change", function () {
+      const i = Number(box.value);
+      if (box.checked) shownMetrics.add(i); else shownMetrics.delete(i);
+      document.querySelector("#qtable th[data-key=v" + i + "]").hidden = !box.checked;
+      document.getElementById("columns-shown").textContent = shownMetrics.size + " of " + metrics.length;
+      render();
+    });
   });
 
   const metricSelect = document.getElementById("tag-metric");
