@@ -45,6 +45,9 @@ critical_k = 5
 
 # [eval]
 # grades = "1:3,2:2,3:1,4:0,-1:0"   # map a golden set's grades whose scale runs the other way
+
+# [mlflow]                          # log every eval, compare and sweep to MLflow (pip install 'ragauge[mlflow]')
+# experiment = "retrieval"          # default: MLFLOW_EXPERIMENT_NAME; the store: MLFLOW_TRACKING_URI
 """
 
 WORKFLOW = """\
