@@ -53,6 +53,7 @@ def main() -> None:
             page.goto(report.resolve().as_uri())
             page.select_option("#tag-filter", "paraphrase")
             page.click("#qtable tr.q[data-id=hd-018]")
+            page.evaluate("window.scrollTo(0, 0)")  # the click scrolled: sticky table headers would show mid-table
             page.screenshot(path=str(ROOT / IMAGE), clip={"x": 0, "y": 0, "width": 1280, "height": 1880},
                             full_page=True)
             browser.close()
