@@ -51,7 +51,7 @@ from urllib.parse import urlencode
 from ragauge.core.numbers import COUNT, PROBABILITY, check_number
 from ragauge.errors import InputError
 from ragauge.experiments.halving import DEFAULT_FACTOR, FACTOR
-from ragauge.metrics.spec import MetricSpec, default_metrics, parse_metric, parse_metrics
+from ragauge.metrics.spec import MetricSpec, deepest_ndcg, default_metrics, parse_metric, parse_metrics
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 CHUNKING = ("chunk_size", "chunk_overlap", "chunk_unit", "title")
@@ -332,10 +332,8 @@ def _primary(head: Mapping[str, Any], metrics: tuple[str, ...]) -> str:
         if primary not in metrics:
             raise _error(f"primary metric {primary} is not among the metrics ({', '.join(metrics)})", "primary")
         return primary
-    ndcg = [m for m in metrics if parse_metric(m).name == "ndcg"]
-    if "metrics" in head or not ndcg:
-        return metrics[0]
-    return max(ndcg, key=lambda m: parse_metric(m).k or 0)
+    ndcg = deepest_ndcg(metrics)
+    return metrics[0] if "metrics" in head or ndcg is None else ndcg
 
 
 class _KeyedError(InputError):

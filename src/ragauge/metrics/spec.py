@@ -105,3 +105,18 @@ def default_metrics(ks: list[int] | tuple[int, ...]) -> tuple[MetricSpec, ...]:
     out.append(MetricSpec("mrr"))
     out += [MetricSpec("ndcg", k) for k in ks]
     return tuple(out)
+
+
+def deepest_ndcg(metrics: Sequence[str]) -> str | None:
+    """nDCG at the largest rank cutoff among ``metrics`` (the first of equals; ``ndcg`` without a
+    cutoff counts as 0), or None without one: what a sweep chooses its winner on by default and what
+    a report leads with. Names that do not parse are passed over."""
+    found: list[tuple[int, str]] = []
+    for metric in metrics:
+        try:
+            spec = parse_metric(metric)
+        except InputError:
+            continue
+        if spec.name == "ndcg":
+            found.append((spec.k or 0, metric))
+    return max(found, key=lambda pair: pair[0])[1] if found else None

@@ -48,9 +48,11 @@ def main_metric(metrics: Sequence[str]) -> str | None:
     default primary metric, ``experiments.grid``), else the first metric that is not judged@k (it
     describes the labels, not the ranking), else the first; None without metrics. The HTML report
     opens its by-tag chart on it and shows it in the question table."""
-    ndcg = [m for m in metrics if _family(m)[0] == "ndcg"]
-    if ndcg:
-        return max(ndcg, key=lambda m: _family(m)[1])  # the first of equals
+    from ragauge.metrics.spec import deepest_ndcg
+
+    ndcg = deepest_ndcg(metrics)
+    if ndcg is not None:
+        return ndcg
     return next((m for m in metrics if not is_judged(m)), metrics[0] if metrics else None)
 
 
