@@ -44,6 +44,15 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module", autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """This module's $RAGAUGE_CACHE: a sweep reads the embeddings dense: specs cached, so another
+    module's dense index of the same sections would make the first sweep here find its index built."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGAUGE_CACHE", str(tmp_path_factory.mktemp("sweep-cache")))
+        yield
+
+
 @pytest.fixture(scope="module")
 def done(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> tuple[SweepResult, Path, list[tuple[Any, ...]]]:
     folder = tmp_path_factory.mktemp("sweep")
