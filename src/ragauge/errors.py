@@ -88,7 +88,7 @@ class RunInterrupted(RagaugeError):
         note = f" ({abandoned} call(s) in flight abandoned)" if abandoned else ""
         super().__init__(f"interrupted{' again: stopped at once' if at_once else ''} after {progress.done} of "
                          f"{progress.total} questions{note}{kept}",
-                         hint="run the same command with --resume to continue" if output is not None else None)
+                         hint=f"run the same command with {flag('resume')} to continue" if output is not None else None)
         self.progress, self.abandoned, self.output, self.at_once = progress, abandoned, output, at_once
 
 
@@ -113,16 +113,22 @@ def where(path: object, line: int | None = None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
-def flag(name: str) -> str:
+def flag(name: str, value: str | None = None) -> str:
     """An option's name as whoever called can write it, for error messages and hints: ``--fetch``
     while a ``ragauge`` command runs (inside ``command_line()``), ``fetch=`` (the keyword) for a
     Python caller. ``name`` is the keyword, with underscores (``"batch_size"``); the command line
-    spells it with dashes (``--batch-size``). Only for an option that is both: a flag of the command
-    and a keyword of the Python function raising the error. Read where the message is built, in
-    the caller's thread (a worker thread started outside ``command_line()`` reads the keyword)."""
+    spells it with dashes (``--batch-size``). ``value``, when given, is the text after the option:
+    ``flag("corpus", "PATH")`` is ``--corpus PATH`` or ``corpus=PATH``.
+
+    Only for an option that is both a flag of the command and a keyword of the Python function
+    raising the error (an option object's field counts: ``ExecutorOptions(concurrency=)``); a hint
+    that spells a whole command line is advice to run it and names its flags as they are. Read
+    where the message is built, in the caller's thread: a thread started outside ``command_line()``
+    (a worker's) reads the keyword."""
     if _COMMAND_LINE.get():
-        return "--" + name.replace("_", "-")
-    return name.replace("-", "_") + "="
+        shown = "--" + name.replace("_", "-")
+        return shown if value is None else f"{shown} {value}"
+    return name.replace("-", "_") + "=" + ("" if value is None else value)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.retrieve.registry import adapter as adapter
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def index(store: str, corpus: str | Path | Sequence[Passage], target: str, *, em
                          hint=f"its options: {', '.join(sorted(known)) or 'none'}")
     if found.index.check is not None:
         found.index.check(target)
-    check_number(batch_size, "--batch-size", COUNT)
+    check_number(batch_size, flag("batch_size"), COUNT)
     chunking = Chunking(chunk_size, chunk_overlap, chunk_unit)
     passages = read_passages(corpus, chunking)
     total, done = len(passages), 0

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ragauge.errors import InputError, RagaugeError
+from ragauge.errors import InputError, RagaugeError, flag
 
 
 def where_in(exc: BaseException) -> str:
@@ -33,7 +33,7 @@ def load_object(target: str) -> Any:
     module_name, sep, attr = target.rpartition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"python retriever {target!r} must look like package.module:function",
-                         hint="e.g. --retriever python:myapp.search:retrieve")
+                         hint="e.g. " + flag("retriever", "python:myapp.search:retrieve"))
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)

@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ragauge.core.numbers import NON_NEGATIVE, TIMEOUT, Range, check_number
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.redact import redact
 
 
@@ -77,7 +77,7 @@ class RetrieverOptions:
     extra: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "timeout", check_number(self.timeout, "--timeout", TIMEOUT))
+        object.__setattr__(self, "timeout", check_number(self.timeout, flag("timeout"), TIMEOUT))
 
 
 def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ragauge.core.jsonl import loads
 from ragauge.data.coerce import coerce_hits
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.redact import find_secrets, redact
 from ragauge.retrieve.adapter import Adapter
 from ragauge.retrieve.base import (
@@ -69,7 +69,7 @@ def open(spec: str, options: RetrieverOptions) -> CommandRetriever:  # noqa: A00
         raise InputError(f"cannot split the cmd: retriever {redact(spec)!r} into words: {exc}",
                          hint="balance the quotes; quote an argument that holds spaces") from None
     if not argv:
-        raise InputError("cmd: needs a command", hint="e.g. --retriever 'cmd:python search.py'")
+        raise InputError("cmd: needs a command", hint="e.g. " + flag("retriever", "'cmd:python search.py'"))
     return CommandRetriever(spec, argv, options)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.numbers import WHOLE, check_number
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.formats.corpus import FOLDER_SUFFIXES, indexed_text, read_documents
 
 __all__ = ["FOLDER_SUFFIXES", "Chunking", "Passage", "chunk", "corpus_fingerprint", "corpus_spec",
@@ -127,7 +127,7 @@ def corpus_spec(spec: str, extra: Mapping[str, str], known: Set[str]) -> tuple[P
 
     scheme, target, query = split_spec(spec)
     if not target:
-        raise InputError(f"{scheme}: needs a corpus path", hint=f"e.g. --retriever {scheme}:corpus.jsonl")
+        raise InputError(f"{scheme}: needs a corpus path", hint="e.g. " + flag("retriever", f"{scheme}:corpus.jsonl"))
     path = Path(target)
     if not path.exists():
         raise InputError("corpus not found", where=target,

@@ -22,7 +22,7 @@ from ragauge.core.files import Appender, atomic_write, atomic_writer, is_stream
 from ragauge.core.jsonl import dumps
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.hits import QueryResult
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.errors import RetrieverDown as RetrieverDown  # the error classes live in ragauge.errors
 from ragauge.errors import RunAborted as RunAborted
 from ragauge.errors import RunInterrupted as RunInterrupted
@@ -216,7 +216,7 @@ def answer_all(
                     failed = next((a for a in answers if a.error is not None), None)
                     if stop is None and failed is not None and options.on_error == "fail":
                         stop = RunAborted(f"question {failed.id!r} failed: {failed.error}",
-                                          hint="fix the retriever, then continue with --resume")
+                                          hint=f"fix the retriever, then continue with {flag('resume')}")
                     record(answers)  # all of them, even past a failure: nothing answered is lost
                     if stop is not None:
                         raise stop
@@ -289,7 +289,7 @@ def _check_not_all_failed(answered: Answered, fresh: list[QueryResult], output: 
     raise RetrieverDown(
         f"every call to the retriever failed ({len(fresh)} of {len(fresh)} questions); the first error, "
         f"for question {first.id!r}: {first.error}",
-        hint="check that the retriever is running and reachable (its URL or DSN, credentials, --timeout), "
+        hint=f"check that the retriever is running and reachable (its URL or DSN, credentials, {flag('timeout')}), "
              f"then run again{where}", answered=answered)
 
 

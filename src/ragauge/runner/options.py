@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragauge.core.numbers import COUNT, NON_NEGATIVE, WHOLE, check_number
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 ON_ERROR = ("zero", "skip", "fail")
 GRACE = 2.0
@@ -30,9 +30,9 @@ class ExecutorOptions:
     grace: float = GRACE
 
     def __post_init__(self) -> None:
-        for name, allowed, what in (("fetch", COUNT, "--fetch"), ("concurrency", COUNT, "--concurrency"),
-                                    ("retries", WHOLE, "--retries"), ("backoff", NON_NEGATIVE, "backoff"),
+        for name, allowed, what in (("fetch", COUNT, flag("fetch")), ("concurrency", COUNT, flag("concurrency")),
+                                    ("retries", WHOLE, flag("retries")), ("backoff", NON_NEGATIVE, "backoff"),
                                     ("max_backoff", NON_NEGATIVE, "max_backoff"), ("grace", NON_NEGATIVE, "grace")):
             object.__setattr__(self, name, check_number(getattr(self, name), what, allowed))
         if self.on_error not in ON_ERROR:
-            raise InputError(f"--on-error must be one of {', '.join(ON_ERROR)}")
+            raise InputError(f"{flag('on_error')} must be one of {', '.join(ON_ERROR)}")

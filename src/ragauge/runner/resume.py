@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragauge.core.jsonl import dumps, loads
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.redact import redact, redact_value
 
 IDENTITY = (("retriever", "retriever"), ("settings", "settings"), ("fetch", "--fetch"),
@@ -71,5 +71,5 @@ def check_resumable(stored: Mapping[str, Any], now: Mapping[str, Any], where: st
     if diffs:
         raise InputError("cannot resume: the run file was made with a different setup:\n    "
                          + "\n    ".join(diffs), where=where,
-                         hint="resume with the same --retriever, settings, --fetch and golden set, "
+                         hint=f"resume with the same {flag('retriever')}, settings, {flag('fetch')} and golden set, "
                               "or write a new run file with -o")

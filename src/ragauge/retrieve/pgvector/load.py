@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragauge.core.numbers import COUNT, check_number
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, canonical_name, get_embedder
 from ragauge.retrieve.pgvector.connection import (
     classify,
@@ -52,7 +52,7 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
     "auto" (HNSW from 100,000 rows). ``progress(k)`` is called after each batch of k rows."""
     if index not in ("auto", "hnsw", "none"):
         raise InputError(f"index must be auto, hnsw or none, got {index!r}")
-    batch_size = int(check_number(batch_size, "--batch-size", COUNT))
+    batch_size = int(check_number(batch_size, flag("batch_size"), COUNT))
     from psycopg import sql
 
     target = parse_target(dsn)
@@ -78,7 +78,8 @@ def load_table(dsn: str, passages: Sequence[Passage], embedder_name: str = DEFAU
             with conn.transaction():
                 if conn.execute("SELECT to_regclass(%s)", [table_sql.as_string(conn)]).fetchone() != (None,):
                     if not recreate:
-                        raise InputError(f"{who}: table {table!r} already exists", hint="--recreate replaces it")
+                        raise InputError(f"{who}: table {table!r} already exists",
+                                         hint=f"{flag('recreate')} replaces it")
                     conn.execute(sql.SQL("DROP TABLE {}").format(table_sql))
                 conn.execute(sql.SQL("CREATE TABLE {} (doc_id text NOT NULL, chunk_id text, text text NOT NULL, "
                                      "embedding vector({}) NOT NULL)").format(table_sql, sql.Literal(embedder.dim)))
@@ -115,7 +116,7 @@ def load_pgvector(target: str, corpus: str | Path | Sequence[Passage], embedder:
     from ragauge.retrieve.stores.common import IndexResult, read_passages
 
     shown = parse_target(target).shown
-    check_number(batch_size, "--batch-size", COUNT)
+    check_number(batch_size, flag("batch_size"), COUNT)
     done = load_table(target, read_passages(corpus, chunking), embedder, table=table, recreate=recreate, index=index,
                       batch_size=batch_size, progress=progress)
     built = f"{done.index} index" if done.index else "no index: exact search"

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
@@ -225,7 +225,7 @@ def load_chroma(target: str, corpus: str | Path | Sequence[Passage], embedder: s
         if collection in [str(getattr(c, "name", c)) for c in client.list_collections()]:
             if not recreate:
                 raise InputError(f"{where.who}: collection {collection!r} already exists",
-                                 hint="--recreate replaces it")
+                                 hint=f"{flag('recreate')} replaces it")
             client.delete_collection(collection)
         made = client.create_collection(collection, metadata={RECORD_KEY: _flat(record(embedder, model))},
                                         configuration={"hnsw": {"space": "cosine"}}, embedding_function=None)

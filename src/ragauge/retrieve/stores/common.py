@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl
 from ragauge.core.hashing import content_hash
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, Embedder, canonical_name, get_embedder
 from ragauge.redact import redact, url_secrets
 from ragauge.retrieve.base import Retrieved, RetrieverBase, RetrieverOptions
@@ -254,7 +254,7 @@ def embedded(passages: Sequence[Passage], embedder: Embedder, batch_size: int,
     """Batches of up to ``batch_size`` passages as (kept passages, their vectors, how many were left
     out for want of a nonzero vector: see ``IndexResult.skipped``); ``progress(k)`` after each batch
     of k passages. ``batch_size`` is checked at once, not at the first batch."""
-    size = int(check_number(batch_size, "--batch-size", COUNT))
+    size = int(check_number(batch_size, flag("batch_size"), COUNT))
 
     def batches() -> Iterator[tuple[list[Passage], np.ndarray, int]]:
         for at in range(0, len(passages), size):

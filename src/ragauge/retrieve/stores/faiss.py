@@ -33,7 +33,7 @@ import numpy as np
 from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_json, read_jsonl
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, where
+from ragauge.errors import InputError, MissingExtra, flag, where
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
@@ -199,7 +199,7 @@ def load_faiss(target: str | Path, corpus: str | Path | Sequence[Passage], embed
     path, id_file = Path(place.location), ids_path(place.location, str(ids or ""))
     for existing in (path, id_file):
         if existing.exists() and not recreate:
-            raise InputError(f"faiss: {existing} already exists", hint="--recreate replaces it")
+            raise InputError(f"faiss: {existing} already exists", hint=f"{flag('recreate')} replaces it")
     passages = read_passages(corpus, chunking)
     model = get_embedder(embedder)
     kept_all: list[Passage] = []

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
@@ -209,7 +209,7 @@ def load_lancedb(target: str | Path, corpus: str | Path | Sequence[Passage], emb
     try:
         db = lancedb.connect(str(path))
         if table in _table_names(db) and not recreate:
-            raise InputError(f"{where.who}: table {table!r} already exists", hint="--recreate replaces it")
+            raise InputError(f"{where.who}: table {table!r} already exists", hint=f"{flag('recreate')} replaces it")
         db.create_table(table, data=pa.RecordBatchReader.from_batches(schema, rows()),
                         mode="overwrite" if recreate else "create")
     except RagaugeError:

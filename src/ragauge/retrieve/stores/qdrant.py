@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
@@ -270,7 +270,7 @@ def load_qdrant(target: str, corpus: str | Path | Sequence[Passage], embedder: s
             if client.collection_exists(collection):
                 if not recreate:
                     raise InputError(f"{where.who}: collection {collection!r} already exists",
-                                     hint="--recreate replaces it")
+                                     hint=f"{flag('recreate')} replaces it")
                 client.delete_collection(collection)
             client.create_collection(collection, vectors_config=models.VectorParams(
                 size=model.dim, distance=models.Distance.COSINE), metadata={RECORD_KEY: record(embedder, model)})

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError
+from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions
@@ -233,7 +233,8 @@ def load_sqlite_vec(target: str | Path, corpus: str | Path | Sequence[Passage], 
         with conn:  # one transaction (a savepoint), rolled back on any exception
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
                 if not recreate:
-                    raise InputError(f"{place.who}: table {table!r} already exists", hint="--recreate replaces it")
+                    raise InputError(f"{place.who}: table {table!r} already exists",
+                                     hint=f"{flag('recreate')} replaces it")
                 conn.execute(f"DROP TABLE {name}")
             conn.execute(f"CREATE VIRTUAL TABLE {name} USING vec0(embedding float[{int(model.dim)}] "
                          "distance_metric=cosine, +doc_id text, +chunk_id text, +text text)")
