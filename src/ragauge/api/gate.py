@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.gating import run as gating
 from ragauge.gating.baseline import history_path as history_path
 from ragauge.gating.baseline import read_baseline as read_baseline
@@ -81,7 +81,8 @@ def update_baseline(golden: Any, run: Any = None, baseline: str | Path | None = 
     ``reason``, and on a drop unless ``accept_drop``). Returns the record written."""
     path = _baseline(baseline)
     if not reason or not reason.strip():  # refuse before calling the retriever
-        raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
+        raise InputError("a baseline update needs a reason",
+                         hint="add " + flag("reason", '"why these numbers are the new bar"'))
     g, r, depth = _answers(golden, run, retriever, fetch, concurrency, timeout, retries, config, progress)
     return gating.update_baseline(g, r, path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=depth,
                                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,

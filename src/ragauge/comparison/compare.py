@@ -14,7 +14,7 @@ from ragauge.comparison.patterns import pattern_changes
 from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
-from ragauge.errors import ContractMismatch, InputError, NotComparable
+from ragauge.errors import ContractMismatch, InputError, NotComparable, flag
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.load import result_or_evaluate
 from ragauge.evaluation.options import EvalOptions, contract_differences
@@ -36,8 +36,8 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
         if not allow_different_golden:
             raise NotComparable(
                 f"the two results come from different golden sets ({bh[:19]}... vs {nh[:19]}...)",
-                hint="evaluate both runs on the same golden set, or pass --allow-different-golden to compare "
-                     "only the questions they share",
+                hint=f"evaluate both runs on the same golden set, or pass {flag('allow_different_golden')} to "
+                     "compare only the questions they share",
             )
         notes.append("different golden sets: only the questions present and answerable in both are compared")
     changed = contract_differences(base.meta["contract"], new.meta["contract"])
@@ -45,8 +45,9 @@ def _check_comparable(base: Evaluation, new: Evaluation, allow_different_golden:
         if not allow_different_golden:
             raise ContractMismatch(
                 f"the two results were measured under different contracts ({', '.join(changed)} differ)",
-                hint="evaluate both with the same --fetch, doc-id rule, --unjudged and --corpus (labels: the corpus "
-                     "dropped stale labels or resolved span labels in one of them), or pass --allow-different-golden",
+                hint=f"evaluate both with the same {flag('fetch')}, doc-id rule, {flag('unjudged')} and "
+                     f"{flag('corpus')} (labels: the corpus dropped stale labels or resolved span labels in one of "
+                     f"them), or pass {flag('allow_different_golden')}",
             )
         notes.append(f"contracts differ in {', '.join(changed)}")
     return notes
@@ -124,7 +125,7 @@ def compare(
     missing = [m for m in names if m not in base.metrics or m not in new.metrics]
     if missing or not names:
         raise InputError(f"metric(s) not in both results: {', '.join(missing) or '(none shared)'}",
-                         hint="evaluate both with the same --metrics")
+                         hint="evaluate both with the same " + flag("metrics"))
     bpos, npos = base.positions, new.positions
     ids = [i for i in bpos if i in npos]
     if len(ids) < len(bpos) or len(ids) < len(npos):

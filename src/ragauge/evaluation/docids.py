@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from ragauge.data.run import Run
+
+_SEP_EXAMPLE = "'#'"  # the separator in the hint's example
 
 
 def doc_id_rule(sep: str | None = None, pattern: str | None = None) -> str:
@@ -48,15 +50,15 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
     from ragauge.core.arrow import as_string_array, strings
 
     if sep and pattern:
-        raise InputError("give either --doc-id-sep or --doc-id-pattern, not both")
+        raise InputError(f"give either {flag('doc_id_sep')} or {flag('doc_id_pattern')}, not both")
     regex = None
     if pattern:
         try:
             regex = re.compile(pattern)
         except re.error as exc:
-            raise InputError(f"invalid --doc-id-pattern: {exc}") from None
+            raise InputError(f"invalid {flag('doc_id_pattern')}: {exc}") from None
         if regex.groups < 1:
-            raise InputError("--doc-id-pattern needs a capture group", hint=r"e.g. '^(.+?)#\d+$'")
+            raise InputError(f"{flag('doc_id_pattern')} needs a capture group", hint=r"e.g. '^(.+?)#\d+$'")
     chunks = chunk_column(run, sep, pattern)
     docs = pa.nulls(len(run.doc_id), pa.string()) if docnos_are_chunks(run, sep, pattern) else run.doc_id
     missing = pc.is_null(docs)
@@ -67,7 +69,8 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
         qid = run.qid[first].as_py()
         raise InputError(
             f"hits of query {qid!r} have chunk ids but no doc_id", where=run.source,
-            hint="pass --doc-id-sep '#' or --doc-id-pattern REGEX to map chunk ids to documents",
+            hint=f"pass {flag('doc_id_sep', _SEP_EXAMPLE)} or {flag('doc_id_pattern', 'REGEX')} to map chunk ids to "
+                 "documents",
         )
     source = as_string_array(pc.filter(chunks, missing))  # one array: replace_with_mask takes no chunked values
     uniq = pc.unique(source).to_pylist()
@@ -78,7 +81,8 @@ def resolve_doc_ids(run: Run, sep: str | None = None, pattern: str | None = None
             continue
         m = regex.search(chunk)
         if not m or not m.group(1):
-            raise InputError(f"chunk id {chunk!r} does not match --doc-id-pattern {pattern!r}", where=run.source)
+            raise InputError(f"chunk id {chunk!r} does not match {flag('doc_id_pattern', repr(pattern))}",
+                             where=run.source)
         mapped.append(m.group(1))
     codes = pc.index_in(source, value_set=strings(uniq))
     filled = pc.take(strings(mapped), codes)

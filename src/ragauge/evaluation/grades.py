@@ -15,9 +15,16 @@ from collections.abc import Mapping
 
 from ragauge.core.numbers import GRADE_LIMIT
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
-HINT = 'e.g. --grades "1:3,2:2,3:1,4:0,-1:0" (Cranfield: 1 is the best grade, -1 not relevant)'
+EXAMPLE = '"1:3,2:2,3:1,4:0,-1:0" (Cranfield: 1 is the best grade, -1 not relevant)'
+HINT = f"e.g. --grades {EXAMPLE}"
+"""The example in ``negative_grade_note``: a note is part of the result, the same whoever evaluated."""
+
+
+def _hint() -> str:
+    """The example in an error's hint, in the caller's words (``errors.flag``)."""
+    return "e.g. " + flag("grades", EXAMPLE)
 
 
 def parse_grades(text: str | Mapping[float, float] | None) -> dict[float, float] | None:
@@ -33,13 +40,13 @@ def parse_grades(text: str | Mapping[float, float] | None) -> dict[float, float]
         for part in text.split(","):
             head, colon, tail = part.partition(":")
             if not colon:
-                raise InputError(f"grade mapping part {part.strip()!r} is not FROM:TO", hint=HINT)
+                raise InputError(f"grade mapping part {part.strip()!r} is not FROM:TO", hint=_hint())
             pairs.append((head, tail))
     out: dict[float, float] = {}
     for source, target in pairs:
         a, b = _grade(source), _grade(target)
         if a in out:
-            raise InputError(f"grade {_text(a)} is mapped twice", hint=HINT)
+            raise InputError(f"grade {_text(a)} is mapped twice", hint=_hint())
         out[a] = b
     return out
 
@@ -48,9 +55,9 @@ def _grade(value: object) -> float:
     try:
         number = float(str(value).strip())  # text or number alike; a boolean's text ("True") is refused
     except ValueError:
-        raise InputError(f"{str(value).strip()!r} is not a grade (a number)", hint=HINT) from None
+        raise InputError(f"{str(value).strip()!r} is not a grade (a number)", hint=_hint()) from None
     if not math.isfinite(number) or abs(number) > GRADE_LIMIT:
-        raise InputError(f"{value!r} is not a grade (a finite number)", hint=HINT)
+        raise InputError(f"{value!r} is not a grade (a finite number)", hint=_hint())
     return number
 
 
@@ -71,7 +78,7 @@ def map_grades(golden: GoldenSet, mapping: Mapping[float, float]) -> GoldenSet:
     missing = sorted(used - set(mapping))
     if missing:
         raise InputError(f"the grade mapping does not say what grade(s) {', '.join(map(_text, missing))} become",
-                         where=golden.source, hint=f"map every grade the golden set uses; {HINT}")
+                         where=golden.source, hint=f"map every grade the golden set uses; {_hint()}")
     from dataclasses import replace
 
     queries = []

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ragauge.core.jsonl import read_json
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
 
@@ -53,8 +53,9 @@ def result_or_evaluate(path: str | Path, golden_path: str | Path | None, options
     if is_result_file(path):
         return read_result(path)
     if golden_path is None:
-        raise InputError(f"{path} is a run file, so --golden is needed to score it",
-                         hint="pass --golden golden.jsonl, or compare saved results from 'ragauge eval --format json'")
+        raise InputError(f"{path} is a run file, so {flag('golden')} is needed to score it",
+                         hint=f"pass {flag('golden', 'golden.jsonl')}, or compare saved results from "
+                              "'ragauge eval --format json'")
     from ragauge.evaluation.evaluate import score_run
     from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import run_source

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.relevance import RELEVANCE_LEVEL
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.metrics.judged import UNJUDGED, Unjudged
 from ragauge.metrics.spec import DEFAULT_K, MetricSpec, default_metrics, parse_metrics
 from ragauge.models.tokens import WORDS
@@ -70,7 +70,7 @@ class EvalOptions:
     def checked_fetch(self) -> int | None:
         if self.fetch is None:
             return None
-        return int(check_number(self.fetch, "--fetch (hits kept per question)", COUNT))
+        return int(check_number(self.fetch, f"{flag('fetch')} (hits kept per question)", COUNT))
 
     def checked_on_error(self) -> OnError:
         if self.on_error not in ("zero", "skip"):
@@ -80,7 +80,8 @@ class EvalOptions:
     def checked_unjudged(self) -> Unjudged:
         if self.unjudged not in UNJUDGED:
             raise InputError(f"unjudged must be {' or '.join(map(repr, UNJUDGED))}, got {self.unjudged!r}",
-                             hint="--unjudged non-relevant (the default, as trec_eval) or --unjudged unknown")
+                             hint=f"{flag('unjudged', 'non-relevant')} (the default, as trec_eval) or "
+                                  f"{flag('unjudged', 'unknown')}")
         return self.unjudged
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
 from ragauge.data.spans import Span
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 OUTSIDE = " (outside the labelled span)"
 """Appended to a document id for its hits that overlap none of its spans."""
@@ -76,8 +76,8 @@ def place_span(span: Span, text: str | None, loc: str | None = None) -> tuple[Pl
     if text is None:
         if span.start is None:
             raise InputError(f"a span label quotes {span.describe()}, which can only be found in the corpus text",
-                             where=loc, hint="pass the corpus (--corpus PATH) so quotes resolve, or label the span by "
-                                  "start and end offsets")
+                             where=loc, hint=f"pass the corpus ({flag('corpus', 'PATH')}) so quotes resolve, or label "
+                                             "the span by start and end offsets")
         return ((span.start, int(span.end or 0)),), None, False
     if span.start is not None and span.end is not None:
         if span.end > len(text):

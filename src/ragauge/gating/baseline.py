@@ -16,7 +16,7 @@ from ragauge.core.files import append_line, atomic_writer
 from ragauge.core.gitinfo import git
 from ragauge.core.jsonl import dumps, read_json
 from ragauge.core.numbers import COUNT, UNIT, check_number
-from ragauge.errors import BaselineEdited, InputError
+from ragauge.errors import BaselineEdited, InputError, flag
 from ragauge.evaluation.result import Evaluation
 from ragauge.gating.config import GateRules
 
@@ -202,7 +202,8 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
     ``accept_drop`` (the drops are then written into the record).
     """
     if not reason or not reason.strip():
-        raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
+        raise InputError("a baseline update needs a reason",
+                         hint="add " + flag("reason", '"why these numbers are the new bar"'))
     drops: dict[str, Any] = {}
     if previous is not None:
         for m, old in previous.metrics.items():
@@ -217,7 +218,8 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
                                                              else "n/a" if d["to"] is None else f"{d['to']:.4f}")
                                for m, d in drops.items())
             raise InputError(f"refused: the new baseline is lower than the current one ({listed})",
-                             where=str(path), hint="if this drop is intended, add --accept-drop; it is recorded")
+                             where=str(path),
+                             hint=f"if this drop is intended, add {flag('accept_drop')}; it is recorded")
     not_finite = [m for m, v in evaluation.summary.items() if not math.isfinite(v)]
     if not_finite:
         raise InputError(f"refused: {', '.join(not_finite)} has no value (no answerable question), so it cannot "
@@ -225,7 +227,7 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
     loosened = rules.loosened_from(previous.rules) if previous is not None and previous.rules else []
     if loosened and not accept_drop:
         raise InputError(f"refused: the new rules are looser than the baseline's ({'; '.join(loosened)})",
-                         where=str(path), hint="if this is intended, add --accept-drop; it is recorded")
+                         where=str(path), hint=f"if this is intended, add {flag('accept_drop')}; it is recorded")
     record = make_record(evaluation, rules, reason.strip(), drops)
     if loosened:
         record["accepted_rule_changes"] = loosened

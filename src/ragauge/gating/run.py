@@ -10,7 +10,7 @@ from typing import Any
 from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenSet
 from ragauge.data.run import Run
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.evaluation.result import Evaluation
@@ -79,7 +79,8 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     metric is lower than in the current baseline or has left the gated set (the accepted drops are
     recorded). Returns the record written."""
     if not reason or not reason.strip():  # refuse before spending time on the evaluation
-        raise InputError("a baseline update needs a reason", hint='add --reason "why these numbers are the new bar"')
+        raise InputError("a baseline update needs a reason",
+                         hint="add " + flag("reason", '"why these numbers are the new bar"'))
     path = Path(baseline)
     previous = read_baseline(path) if path.exists() else None  # read once: its rules, then its values
     rules = _rules(rules, previous)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ragauge.errors import InputError, MissingExtra
+from ragauge.errors import InputError, MissingExtra, flag
 
 WORDS = "words"
 NAMES_HINT = "use words, minilm, or hf:PATH (a Hugging Face tokenizer.json, or its folder)"
@@ -119,7 +119,8 @@ def hit_tokens(run: Any, rows: np.ndarray, docs: Any, chunk_ids: Any, texts: Map
         text = texts.get(doc)
         if text is None:
             raise InputError(f"a token budget counts hit texts, and document {doc!r} is not in the corpus",
-                             where=run.source, hint="pass the corpus the run was retrieved from (--corpus PATH)")
+                             where=run.source,
+                             hint=f"pass the corpus the run was retrieved from ({flag('corpus', 'PATH')})")
         if starts is not None and ends is not None and not np.isnan(starts[i]) and not np.isnan(ends[i]):
             if ends[i] > len(text):
                 raise InputError(f"a token budget counts hit texts, and a hit of {doc!r} ends at character "

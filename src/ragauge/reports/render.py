@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:  # not at import time: ``ragauge --help`` reads FORMATS from here
@@ -54,5 +54,5 @@ def _worst(options: dict[str, Any]) -> int:
         raise TypeError(f"render() got unknown option(s): {', '.join(sorted(unknown))}")
     worst = int(options.get("worst", 15))
     if worst < 0:
-        raise InputError("--worst must be zero or a positive number of questions")
+        raise InputError(f"{flag('worst')} must be zero or a positive number of questions")
     return worst
