@@ -79,3 +79,15 @@ def test_a_python_call_after_a_command_reads_keywords_again() -> None:
                                      str(MINI / "run.jsonl"), "--doc-id-sep", "#", "--fetch", "0"])
     assert isinstance(debug.exception, InputError) and str(debug.exception).startswith("--fetch ")
     assert flag("fetch") == "fetch="  # --debug lets the error through the command: reset all the same
+
+
+def test_hints_with_a_value_read_as_a_keyword_argument() -> None:
+    with pytest.raises(InputError) as info:
+        ragauge.evaluate(MINI / "golden.jsonl", run=MINI / "run.jsonl")
+    assert info.value.hint == "pass doc_id_sep='#' or doc_id_pattern=REGEX to map chunk ids to documents"
+    with pytest.raises(InputError) as info:
+        ragauge.pool_golden(MINI / "golden.jsonl", retrievers=["bm25:x.jsonl"], depth=10, fetch=5)
+    assert info.value.message.startswith("fetch=5 is below depth=10") and info.value.hint.endswith("(fetch=20)")
+    with pytest.raises(InputError) as info:
+        ragauge.evaluate(MINI / "golden.jsonl", run=MINI / "run.jsonl", doc_id_sep="#", grades="1-3")
+    assert info.value.hint == 'e.g. grades="1:3,2:2,3:1,4:0,-1:0" (Cranfield: 1 is the best grade, -1 not relevant)'

@@ -119,7 +119,7 @@ def test_sampling_is_stratified_deterministic_and_skips_short_sections() -> None
     every, _ = sample_sections(sections, 100, seed=1, per_document=3)
     assert len(every) == ELIGIBLE and every[:7] == one_each  # the first round is the one-per-document sample
     assert not sample_sections(sections, 5, min_words=1000)[0]
-    with pytest.raises(InputError, match="per-document"):
+    with pytest.raises(InputError, match="per_document="):  # a Python caller reads its keyword, not --per-document
         sample_sections(sections, 5, per_document=0)
 
 

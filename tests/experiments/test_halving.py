@@ -74,10 +74,10 @@ def test_the_schedule_is_the_largest_first_sample_that_fits(configurations: int,
 
 
 def test_impossible_budgets_are_refused_with_what_would_fit() -> None:
-    with pytest.raises(InputError, match=r"--budget 1000 is too small: .* makes 1,040 retrievals; the full sweep "
+    with pytest.raises(InputError, match=r"budget=1000 is too small: .* makes 1,040 retrievals; the full sweep "
                                          r"makes 3,900") as info:
         schedule(13, 300, 300, 1000)
-    assert "between 1040 and 3899" in str(info.value.hint)
+    assert "budget= between 1040 and 3899" in str(info.value.hint)
     with pytest.raises(InputError, match="nothing to drop: 3 configuration"):
         schedule(4, 300, 300, 500)
     with pytest.raises(InputError, match="cannot make a first sample of 10"):

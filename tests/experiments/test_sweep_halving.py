@@ -139,7 +139,7 @@ def test_the_sample_holds_tuning_questions_only(tmp_path: Path) -> None:
 def test_a_budget_that_covers_the_sweep_runs_it_all_and_a_bad_one_is_refused_first(tmp_path: Path) -> None:
     result = sweep(GOLDEN, CORPUS, PLAN, tmp_path / "all", budget=9 * 45)
     assert result.halving is None and not result.dropped and any("covers the full sweep" in n for n in result.notes)
-    with pytest.raises(InputError, match="--budget 100 is too small"):
+    with pytest.raises(InputError, match="^budget=100 is too small"):
         sweep(GOLDEN, CORPUS, PLAN, tmp_path / "small", budget=100)
     assert not (tmp_path / "small" / "cache").exists()  # refused before any index was built
     with pytest.raises(InputError, match=r"\[sweep\] factor must be an integer >= 2, got 1"):

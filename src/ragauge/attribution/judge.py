@@ -24,7 +24,7 @@ from typing import Any
 
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, parse_verdict
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.result import Evaluation
 from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
@@ -194,7 +194,7 @@ def judge_answers(answers: Answers, evaluation: Evaluation, judge: Judge, corpus
                 give_up(counts["asked"], counts["failed"], last_error, JUDGE)
     if pending and not shown_any and absent:
         raise InputError(f"the corpus holds none of the documents the run retrieved (e.g. {sorted(absent)[0]!r})",
-                         hint="pass the --corpus the run's retriever searched (its ids are the run's doc ids)")
+                         hint=f"pass the {flag('corpus')} the run's retriever searched (its ids are the run's doc ids)")
     give_up(counts["asked"], counts["failed"], last_error, JUDGE, done=True)
     notes = []
     if absent:

@@ -44,7 +44,7 @@ from ragauge.curation.leakage import LEAK_RUN, LEAK_SHARE, LEAK_SHORT_RUN, leaka
 from ragauge.curation.similarity import near_duplicate_pairs, normalise
 from ragauge.data.golden import SYNTHETIC
 from ragauge.data.ids import section_parent
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
 DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
@@ -191,9 +191,9 @@ def sample_sections(sections: Sequence[Section], n: int, *, seed: int = 0, per_d
     """Up to ``n`` sections of at least ``min_words`` words, stratified across documents (see the
     module docstring), and how many were too short."""
     n = int(check_number(n, "-n (questions to draft)", COUNT))
-    per_document = int(check_number(per_document, "--per-document", COUNT))
-    min_words = int(check_number(min_words, "--min-words", WHOLE))
-    seed = int(check_number(seed, "--seed", WHOLE))
+    per_document = int(check_number(per_document, flag("per_document"), COUNT))
+    min_words = int(check_number(min_words, flag("min_words"), WHOLE))
+    seed = int(check_number(seed, flag("seed"), WHOLE))
     by_doc: dict[str, list[Section]] = {}
     too_short = 0
     for s in sections:
@@ -223,7 +223,8 @@ def language_name(language: str) -> str:
     """``"en"`` -> ``"English"`` (a few common ISO 639-1 codes); any other value as given."""
     text = (language or "").strip()
     if not text:
-        raise InputError("--language is empty", hint="e.g. --language en, or a name: --language Portuguese")
+        raise InputError(f"{flag('language')} is empty",
+                         hint=f"e.g. {flag('language', 'en')}, or a name: {flag('language', 'Portuguese')}")
     return LANGUAGES.get(text.lower(), text)
 
 
@@ -286,7 +287,7 @@ def draft_golden(
                          shortfall=n - len(sample))
     if not sample:
         raise InputError(f"no section of the corpus has {min_words} words or more to ask about",
-                         hint="lower --min-words, or pass the corpus of sections your retriever indexes")
+                         hint=f"lower {flag('min_words')}, or pass the corpus of sections your retriever indexes")
     existing = [q for path in against for q in read_questions(path)]
     questions = _ask(sample, drafter, language, seed, report)
     drafts = _drafts(questions, existing, drafter, today or date.today(), report)

@@ -28,7 +28,7 @@ from ragauge.curation.findings import Finding
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.pool import Pool, PoolSystem
 from ragauge.data.relevance import is_relevant
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 DEFAULT_MAX_RELEVANT = 20
 """Above this many relevant documents a question is flagged: a retrieval golden set scored at k <= 10
@@ -122,20 +122,23 @@ def load_pool(golden: GoldenSet, pool: Any, depth: int | None = None, *, doc_id_
 
     items = list(pool) if isinstance(pool, (list, tuple)) else [pool]
     if not items:
-        raise InputError("no pool given", hint="--pool pool.jsonl, or --pool RUN (repeatable)")
+        raise InputError("no pool given", hint=f"{flag('pool', 'pool.jsonl')}, or {flag('pool', 'RUN')} (repeatable)")
     pools = [p for p in items if isinstance(p, Pool) or (isinstance(p, (str, Path)) and is_pool_file(p))]
     if pools and len(items) > 1:
         raise InputError("give one pool file, or run files to pool: not several pools nor a mix",
-                         hint="--pool pool.jsonl, or --pool runs/a.jsonl --pool runs/b.jsonl")
+                         hint=f"{flag('pool', 'pool.jsonl')}, or {flag('pool', 'runs/a.jsonl')} "
+                              f"{flag('pool', 'runs/b.jsonl')}")
     if pools:
         found, name = (pools[0], pools[0].source or "pool") if isinstance(pools[0], Pool) else \
             (read_pool(pools[0]), str(pools[0]))
         if doc_id_sep or doc_id_pattern:
-            raise InputError("--doc-id-sep/--doc-id-pattern apply to run files; the pool file records its own rule",
+            raise InputError(f"{flag('doc_id_sep')}/{flag('doc_id_pattern')} apply to run files; the pool file "
+                             "records its own rule",
                              hint=f"this pool's rule: {found.doc_id}")
         if depth is not None and depth != found.depth:
             raise InputError(f"the pool {name!r} was made at depth {found.depth}, not {depth}",
-                             hint="--pool-depth applies to run files; make the pool again to change its depth")
+                             hint=f"{flag('pool_depth')} applies to run files; make the pool again to change its "
+                                  "depth")
         return found, name
     from ragauge.curation.pool import build_pool, name_systems
     from ragauge.formats.runs import as_run

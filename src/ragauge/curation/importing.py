@@ -29,7 +29,7 @@ from typing import Any
 
 from ragauge.curation.validate import ValidationReport, validate_lines
 from ragauge.data.golden import GoldenQuery, GoldenSet
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 FILES = {"trec": ("TOPICS", "QRELS"), "msmarco": ("QUERIES", "QRELS"), "beir": ("FOLDER",), "ragas": ("FILE",),
          "llamaindex": ("FILE",), "deepeval": ("FILE",)}
@@ -51,7 +51,7 @@ class ImportResult:
 def _only(format: str, given: dict[str, Any], allowed: Sequence[str]) -> None:
     for name, value in given.items():
         if value is not None and name not in allowed:
-            raise InputError(f"--{name.replace('_', '-')} does not apply to the {format} format")
+            raise InputError(f"{flag(name)} does not apply to the {format} format")
 
 
 def _queries(format: str, paths: Sequence[Path], *, corpus: Path | None, topic_field: str | None,
@@ -116,8 +116,8 @@ def import_golden(format: str, paths: str | Path | Sequence[str | Path], output:
                          f"got {len(files)}")
     _only(format, {"corpus": corpus, "corpus_out": corpus_out}, ("corpus", "corpus_out") if format in BY_TEXT else ())
     if corpus is not None and corpus_out is not None:
-        raise InputError("--corpus-out writes the passages when they are not mapped to a corpus: give one of "
-                         "--corpus and --corpus-out")
+        raise InputError(f"{flag('corpus_out')} writes the passages when they are not mapped to a corpus: give one "
+                         f"of {flag('corpus')} and {flag('corpus_out')}")
     _only(format, {"topic_field": topic_field}, ("topic_field",) if format == "trec" else ())
     _only(format, {"relevant": relevant}, ("relevant",) if format == "deepeval" else ())
     _only(format, {"split": split}, ("split",) if format == "beir" else ())
@@ -151,9 +151,9 @@ def _write_corpus(rows: Sequence[tuple[str, str]], path: Path) -> None:
     from ragauge.core.jsonl import dumps
 
     if not rows:
-        raise InputError("no passage to write with --corpus-out",
-                         hint="--corpus-out writes passages that got content-hash ids; with --corpus they map to "
-                              "your corpus instead")
+        raise InputError(f"no passage to write with {flag('corpus_out')}",
+                         hint=f"{flag('corpus_out')} writes passages that got content-hash ids; with {flag('corpus')} "
+                              "they map to your corpus instead")
     with atomic_writer(path, what="corpus") as fh:
         for doc_id, text in rows:
             fh.write(dumps({"id": doc_id, "text": text}) + "\n")

@@ -28,7 +28,7 @@ from typing import Any
 from ragauge.core.numbers import GRADE, check_number
 from ragauge.data.judgements import AnnotatorState, Item, Judgement, now_utc, parse_time, replay
 from ragauge.data.pool import Pool
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 BREAK_SECONDS = 300.0
 MIN_PACE = 3
@@ -108,7 +108,7 @@ class JudgeSession:
                  records: Iterable[Judgement] = (), *, clock: Callable[[], str] = now_utc,
                  notes: Iterable[str] = (), only: Mapping[Item, Mapping[str, float]] | None = None) -> None:
         if not annotator or not isinstance(annotator, str):
-            raise InputError("the annotator needs a name", hint="--annotator NAME")
+            raise InputError("the annotator needs a name", hint=flag("annotator", "NAME"))
         self.pool = pool
         self.documents = documents
         self.log = Path(log)

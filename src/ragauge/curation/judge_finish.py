@@ -27,7 +27,7 @@ from ragauge.curation.merge import MergeReport
 from ragauge.data.judgements import replay
 from ragauge.data.pool import Pool
 from ragauge.data.relevance import is_relevant
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 SHOWN = 10
 
@@ -104,7 +104,7 @@ def _golden_queries(path: Path) -> dict[str, tuple[str, Any]]:
             raise InputError("this file holds candidates still to review ('relevant' is null), not a golden set",
                              where=where(path, number),
                              hint="the pool was made from a candidates file: name the golden set to merge into "
-                                  "with --golden")
+                                  "with " + flag("golden"))
         if isinstance(obj.get("id"), str):
             out.setdefault(obj["id"], (where(path, number), obj.get("query")))
     return out
@@ -144,7 +144,7 @@ def merge_judgements(pool: Pool | str | Path, log: str | Path | None = None, *, 
     source = pool.golden.get("path")
     target = Path(golden) if golden is not None else Path(source) if source else None
     if target is None:
-        raise InputError("the pool does not record its golden set", hint="name it with --golden GOLDEN")
+        raise InputError("the pool does not record its golden set", hint="name it with " + flag("golden", "GOLDEN"))
     ids = _golden_queries(target)
     read = read_judgements(log)
     stats = judgement_stats(read.records, logs=[str(log)], adjudicator=adjudicator, notes=read.notes)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.jsonl import dumps, to_jsonl
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 REJECTED = "rejected"
 REVIEW_FIELDS = ("status", "hint_retrieved", "feedback", "seen", "first_seen", "log_ref", "scrubbed", "leakage")
@@ -155,7 +155,7 @@ def merge_golden(golden_path: str | Path, candidates: Iterable[tuple[str, Mappin
     labels = labels or {}
     problems: list[InputError] = [
         InputError(f"question {qid!r} is not in the golden set", where=str(golden_path),
-                   hint="merge into the golden set the pool was made from (--golden)")
+                   hint=f"merge into the golden set the pool was made from ({flag('golden')})")
         for qid in labels if qid not in ids]
     text = golden_path.read_bytes().decode("utf-8-sig")
     rows = text.split("\n")

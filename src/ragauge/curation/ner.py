@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ragauge.curation.detectors import Detection, Detector
-from ragauge.errors import InputError, MissingExtra
+from ragauge.errors import InputError, MissingExtra, flag
 
 DEFAULT_MODEL = "en_core_web_lg"
 """Presidio's default English model; ``en_core_web_sm`` is smaller and misses more names."""
@@ -27,11 +27,12 @@ def person_finder(model: str = DEFAULT_MODEL, score_threshold: float = 0.5) -> D
         from presidio_analyzer import AnalyzerEngine  # type: ignore[import-not-found, unused-ignore]
         from presidio_analyzer.nlp_engine import SpacyNlpEngine  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        raise MissingExtra("presidio-analyzer", "ner", "--ner (person names)") from None
+        raise MissingExtra("presidio-analyzer", "ner", f"{flag('ner')} (person names)") from None
     if not (spacy.util.is_package(model) or Path(model).exists()):
         raise InputError(
-            f"--ner needs the spaCy model {model!r}, which is not installed",
-            hint=f"install it with: python -m spacy download {model}  (or name an installed model with --ner-model)",
+            f"{flag('ner')} needs the spaCy model {model!r}, which is not installed",
+            hint=f"install it with: python -m spacy download {model}  (or name an installed model with "
+                 f"{flag('ner_model')})",
         )
     engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": model}])
     analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])

@@ -20,7 +20,7 @@ from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
 from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem
 from ragauge.data.run import Run
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 DEFAULT_DEPTH = 10
 REJECTED = "rejected"
@@ -156,7 +156,7 @@ def build_pool(golden: GoldenSet, systems: Sequence[tuple[PoolSystem, Run]], dep
     from ragauge.evaluation.docids import doc_id_rule
     from ragauge.evaluation.topdocs import top_documents
 
-    depth = int(check_number(depth, "--depth (documents pooled per system)", COUNT))
+    depth = int(check_number(depth, f"{flag('depth')} (documents pooled per system)", COUNT))
     if not systems:
         raise InputError("nothing to pool", hint="give at least one --retriever SPEC or --run RUN")
     ids = [q.id for q in golden]
@@ -213,11 +213,11 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
     leaves that retriever out of the question, and the result's notes say so. ``concurrency``,
     ``timeout`` and ``retries`` left None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
     golden_set, skipped = pool_questions(golden)
-    depth = int(check_number(depth, "--depth (documents pooled per system)", COUNT))
-    fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, "--fetch", COUNT))
+    depth = int(check_number(depth, f"{flag('depth')} (documents pooled per system)", COUNT))
+    fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, flag("fetch"), COUNT))
     if fetch < depth:
-        raise InputError(f"--fetch {fetch} is below --depth {depth}: a retriever could not fill the pool",
-                         hint=f"ask for at least {depth} hits (--fetch {2 * depth})")
+        raise InputError(f"{flag('fetch', str(fetch))} is below {flag('depth', str(depth))}: a retriever could not "
+                         "fill the pool", hint=f"ask for at least {depth} hits ({flag('fetch', str(2 * depth))})")
     named_runs = name_systems(runs, "run")
     named_retrievers = name_systems(retrievers, "retriever")
     if not named_runs and not named_retrievers:

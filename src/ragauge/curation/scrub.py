@@ -285,9 +285,9 @@ def scrub_golden(source: str | Path, output: str | Path, *, report: str | Path |
     options = options or ScrubOptions()
     check_regions(options.regions)
     if not options.fields:
-        from ragauge.errors import InputError
+        from ragauge.errors import InputError, flag
 
-        raise InputError("no field to scrub", hint="e.g. --fields query,notes")
+        raise InputError("no field to scrub", hint="e.g. " + flag("fields", "query,notes"))
     objects, reports, summary = scrub_records(list(read_jsonl(source, what="input")), options)
     atomic_write(output, to_jsonl(objects))
     if report is not None:

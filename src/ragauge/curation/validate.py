@@ -50,7 +50,7 @@ from ragauge.curation.similarity import (
 )
 from ragauge.data.golden import GoldenQuery, parse_golden_line
 from ragauge.data.ids import SECTION_SEP, in_index, is_chunk_id, lookalike_key, looks_altered, section_parent
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 from ragauge.metrics.spec import DEFAULT_K
 from ragauge.stats.power import min_questions
 
@@ -288,9 +288,9 @@ def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_pe
                   max_relevant: int = 20, k: int | None = None) -> ValidationReport:
     """Read and validate a golden-set file (see :func:`validate_lines`)."""
     if min_per_tag < 0:
-        raise InputError(f"--min-per-tag must be >= 0, got {min_per_tag}")
+        raise InputError(f"{flag('min_per_tag')} must be >= 0, got {min_per_tag}")
     if max_relevant < 0:
-        raise InputError(f"--max-relevant must be >= 0 (0: no limit), got {max_relevant}")
+        raise InputError(f"{flag('max_relevant')} must be >= 0 (0: no limit), got {max_relevant}")
     return validate_lines(read_lines(path), source=str(path), documents=documents, min_per_tag=min_per_tag,
                           max_relevant=max_relevant, k=k)
 
@@ -317,7 +317,7 @@ def index_documents(corpus: str | Path | None = None, retriever: str | None = No
         adapter.close()
     if documents is None:
         raise InputError(f"the retriever {retriever.split('?')[0]!r} cannot list its documents",
-                         hint="check against the corpus instead: --corpus PATH")
+                         hint="check against the corpus instead: " + flag("corpus", "PATH"))
     return documents
 
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from ragauge.core.numbers import check_number
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 GOOD, BAD = "good", "bad"
 _HINT = 'each line looks like {"id": "q42", "verdict": "good"} or {"id": "q42", "score": 0.8}'
@@ -72,7 +72,7 @@ def parse_verdict(value: Any, loc: str) -> str | None:
     if isinstance(value, str) and value.strip().lower() in (GOOD, BAD):
         return value.strip().lower()
     raise InputError(f"'verdict' must be \"good\", \"bad\", true or false, got {value!r}", where=loc,
-                     hint='or leave "verdict" out and give a "score" with --threshold')
+                     hint='or leave "verdict" out and give a "score" with ' + flag("threshold"))
 
 
 def parse_answer_line(obj: Mapping[str, Any], loc: str) -> AnswerVerdict:
@@ -84,7 +84,8 @@ def parse_answer_line(obj: Mapping[str, Any], loc: str) -> AnswerVerdict:
     verdict = parse_verdict(obj.get("verdict"), loc)
     score = obj.get("score")
     if score is not None:
-        score = check_number(score, "'score'", where=loc, hint="a score is a finite number, read with --threshold")
+        score = check_number(score, "'score'", where=loc,
+                             hint="a score is a finite number, read with " + flag("threshold"))
     texts = []
     for key in ("answer", "source"):
         value = obj.get(key)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragauge.data.golden import GoldenSet
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 MAX_SHARDS = 1_000_000
 
@@ -24,7 +24,7 @@ class Shard:
     def __post_init__(self) -> None:
         if not (1 <= self.count <= MAX_SHARDS and 1 <= self.index <= self.count):
             raise InputError(f"a shard is I/N with 1 <= I <= N <= {MAX_SHARDS:,}, got {self.index}/{self.count}",
-                             hint="e.g. --shard 1/4 ... --shard 4/4")
+                             hint=f"e.g. {flag('shard', '1/4')} ... {flag('shard', '4/4')}")
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
@@ -52,4 +52,5 @@ def parse_shard(text: str) -> Shard:
             raise ValueError
         return Shard(int(index), int(count))
     except ValueError:
-        raise InputError(f"--shard takes I/N (two whole numbers), got {text!r}", hint="e.g. --shard 2/4") from None
+        raise InputError(f"{flag('shard')} takes I/N (two whole numbers), got {text!r}",
+                         hint="e.g. " + flag("shard", "2/4")) from None

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragauge.core.numbers import COUNT, Range, check_number
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 MIN_SAMPLE = 10
 """The fewest questions a first sample holds: below it a mean is mostly the luck of the draw."""
@@ -99,28 +99,34 @@ def schedule(configurations: int, tuning: int, questions: int, budget: object,
     (module docstring). None when the budget covers the full sweep (nothing needs dropping).
     InputError for a budget or factor that is not a whole number in range, and for a budget too
     small for any schedule (naming the smallest that fits and the full sweep's cost)."""
-    budget = int(check_number(budget, "the sweep budget (retrievals in all)", COUNT, hint="e.g. --budget 2000"))
-    factor = int(check_number(factor, "the halving factor", FACTOR, hint="e.g. --factor 3: keep the best third"))
+    budget = int(check_number(budget, "the sweep budget (retrievals in all)", COUNT,
+                              hint="e.g. " + flag("budget", "2000")))
+    factor = int(check_number(factor, "the halving factor", FACTOR,
+                              hint=f"e.g. {flag('factor', '3')}: keep the best third"))
     full = configurations * questions
     if budget >= full:
         return None
-    hint = (f"give --budget {full:,} or more to run the full sweep (every configuration answers every question), "
-            "or sweep without --budget").replace(",", "")
+    hint = (f"give {flag('budget', f'{full:,}')} or more to run the full sweep (every configuration answers every "
+            f"question), or sweep without {flag('budget')}").replace(",", "")
     if configurations - 1 <= factor:
-        raise InputError(f"--budget {budget} is below the full sweep's {full:,} retrievals, and successive halving "
-                         f"has nothing to drop: {configurations - 1} configuration(s) besides the reference, and "
-                         f"factor {factor} keeps the best 1/{factor} of them only when there are more than {factor}",
-                         hint=hint + (f"; or a --factor below {configurations - 1}" if configurations > 3 else ""))
+        raise InputError(f"{flag('budget', str(budget))} is below the full sweep's {full:,} retrievals, and "
+                         f"successive halving has nothing to drop: {configurations - 1} configuration(s) besides the "
+                         f"reference, and factor {factor} keeps the best 1/{factor} of them only when there are more "
+                         f"than {factor}",
+                         hint=hint + (f"; or a {flag('factor')} below {configurations - 1}"
+                                      if configurations > 3 else ""))
     if tuning <= MIN_SAMPLE:
-        raise InputError(f"--budget {budget} is below the full sweep's {full:,} retrievals, and {tuning} answerable "
-                         f"tuning question(s) cannot make a first sample of {MIN_SAMPLE} smaller than all of them",
+        raise InputError(f"{flag('budget', str(budget))} is below the full sweep's {full:,} retrievals, and {tuning} "
+                         f"answerable tuning question(s) cannot make a first sample of {MIN_SAMPLE} smaller than all "
+                         "of them",
                          hint=hint)
     smallest = _schedule(configurations, tuning, questions, MIN_SAMPLE, factor, budget)
     if smallest.cost > budget:
-        raise InputError(f"--budget {budget} is too small: the smallest successive halving of this sweep (a first "
-                         f"sample of {MIN_SAMPLE} questions, factor {factor}, the survivors then on all {questions} "
-                         f"questions) makes {smallest.cost:,} retrievals; the full sweep makes {full:,}",
-                         hint=f"give --budget between {smallest.cost} and {full - 1}, or a larger --factor")
+        raise InputError(f"{flag('budget', str(budget))} is too small: the smallest successive halving of this sweep "
+                         f"(a first sample of {MIN_SAMPLE} questions, factor {factor}, the survivors then on all "
+                         f"{questions} questions) makes {smallest.cost:,} retrievals; the full sweep makes {full:,}",
+                         hint=f"give {flag('budget')} between {smallest.cost} and {full - 1}, or a larger "
+                              f"{flag('factor')}")
     low, high = MIN_SAMPLE, tuning - 1  # the cost grows with the first sample: the largest that fits
     while low < high:
         mid = (low + high + 1) // 2

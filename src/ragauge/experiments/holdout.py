@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.golden import GoldenSet
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,15 @@ def split_questions(golden: GoldenSet, fraction: float | None = None, tag: str |
         return None
     if fraction is not None and tag is not None:
         raise InputError("give a holdout fraction or a holdout tag, not both",
-                         hint="--holdout 0.3 splits by question id; --holdout-tag TAG holds out the tagged questions")
+                         hint=f"{flag('holdout', '0.3')} splits by question id; {flag('holdout_tag', 'TAG')} holds out "
+                              "the tagged questions")
     if tag is not None:
         held = frozenset(q.id for q in golden if tag in q.tags)
         if not held:
             raise InputError(f"no question carries the holdout tag {tag!r}", hint="check the tag's spelling")
         rule = f"questions tagged {tag!r} held out"
     else:
-        fraction = check_number(fraction, "the holdout fraction", PROBABILITY, hint="e.g. --holdout 0.3")
+        fraction = check_number(fraction, "the holdout fraction", PROBABILITY, hint="e.g. " + flag("holdout", "0.3"))
         held = frozenset(q.id for q in golden if held_out_by_hash(q.id, fraction))
         rule = f"{fraction:g} of the questions held out by a hash of their id"
     if len(held) == len(golden) or not held:

@@ -13,7 +13,7 @@ from ragauge._version import __version__
 from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
 from ragauge.core.notes import LOUD
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.experiments.analysis import check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
 from ragauge.experiments.halving import sample_order, schedule
@@ -77,7 +77,7 @@ def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapp
     budget = plan.budget
     if factor is not None and budget is None:
         raise InputError("a halving factor without a budget: successive halving runs only with a budget",
-                         hint="add --budget N (the most retrievals in all), or leave --factor out")
+                         hint=f"add {flag('budget', 'N')} (the most retrievals in all), or leave {flag('factor')} out")
     golden_set = as_golden(golden)
     corpus = Path(corpus)
     if not corpus.exists():

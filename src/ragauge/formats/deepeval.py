@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.jsonl import read_records
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 from ragauge.formats.passages import Draft, question_id
 
 DELIMITER = "|"
@@ -76,7 +76,7 @@ def read_deepeval(path: str | Path, relevant: str = "context") -> tuple[list[Dra
         if not contexts:
             raise InputError("the golden has no 'context': nothing says which passages answer it", where=loc,
                              hint="goldens synthesized from documents have one; or label by 'source_file' "
-                                  "(--relevant source-file)")
+                                  f"({flag('relevant', 'source-file')})")
         drafts.append(Draft(qid, question.strip(), loc, {}, contexts, (), extra))
     if not drafts:
         raise InputError("the DeepEval dataset has no golden", where=str(path))

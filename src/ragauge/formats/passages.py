@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenQuery
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 
 if TYPE_CHECKING:
     import numpy as np
@@ -207,7 +207,7 @@ def resolve(drafts: Sequence[Draft], index: PassageIndex | None = None, *, what:
         more = f" (and {len(missing) - 1} more: {rest})" if len(missing) > 1 else ""
         raise InputError(f"a {what} is in no document of the corpus{more}", where=missing[0],
                          hint="give the corpus the set was generated from (the same texts), or import without "
-                              "--corpus to give each passage a content-hash id")
+                              f"{flag('corpus')} to give each passage a content-hash id")
     notes: list[str] = []
     passages = sum(len(d.passages) for d in drafts)
     if index is None and passages:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ragauge.core.files import decode_utf8, read_input
 from ragauge.data.golden import GoldenQuery
-from ragauge.errors import InputError, where
+from ragauge.errors import InputError, flag, where
 
 TOPIC_FIELDS = ("title", "desc", "title+desc")
 _LABELS = {"num": r"number\s*:", "title": r"topic\s*:", "desc": r"description\s*:", "narr": r"narrative\s*:"}
@@ -199,7 +199,7 @@ def topic_query(topic: Topic, field: str, path: str | Path) -> str:
     missing = [p for p in parts if not topic.fields.get(p)]
     if missing:
         raise InputError(f"topic {topic.id!r} has no <{missing[0]}>", where=where(path, topic.line),
-                         hint="choose another field with --topic-field")
+                         hint="choose another field with " + flag("topic_field"))
     return " ".join(topic.fields[p] for p in parts)
 
 
