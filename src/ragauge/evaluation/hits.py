@@ -19,7 +19,7 @@ from ragauge.data.golden import GoldenSet
 from ragauge.data.ids import chunk_parent, section_parent
 from ragauge.data.relevance import RELEVANCE_LEVEL, is_relevant
 from ragauge.data.run import Run
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.docids import chunk_column, docnos_are_chunks, resolve_doc_ids
 from ragauge.evaluation.failures import raw_depth
 from ragauge.evaluation.spans import OUTSIDE, Resolved, match_spans
@@ -144,8 +144,8 @@ def _budget_cutoffs(golden: GoldenSet, run: Run, docs: pa.Array, lengths: np.nda
     wanted = [s for s in knobs.specs if s.budget is not None]
     if wanted and knobs.unjudged == "unknown":
         raise InputError(f"token-budget metrics ({', '.join(map(str, wanted))}) count the hits as retrieved, so they "
-                         "cannot be scored on condensed lists (--unjudged unknown)",
-                         hint="evaluate them with --unjudged non-relevant, or drop them")
+                         f"cannot be scored on condensed lists ({flag('unjudged', 'unknown')})",
+                         hint=f"evaluate them with {flag('unjudged', 'non-relevant')}, or drop them")
     ids = [q.id for q in golden]
     return {s: budget_cutoffs(ids, lambda qid: run.rows_of(qid, knobs.fetch), docs, lengths, int(s.budget))
             for s in wanted if s.budget is not None}
