@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.cli.run import with_call_options
 from ragauge.core.escape import terminal
 from ragauge.reports.registry import formats
 
@@ -19,9 +20,7 @@ from ragauge.reports.registry import formats
 @click.option("--depth", type=int, default=10, show_default=True, help="Documents pooled from each system.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Pool file to write (JSONL).")
 @click.option("--fetch", type=int, help="Hits asked of each retriever (default: twice --depth, at least 20).")
-@click.option("--concurrency", type=int, default=8, show_default=True, help="Calls in flight at once.")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Seconds per call.")
-@click.option("--retries", type=int, default=3, show_default=True, help="Extra attempts for transient failures.")
+@with_call_options
 @click.option("--doc-id-key", help="Metadata key holding the document id in framework objects.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path).")

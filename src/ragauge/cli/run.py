@@ -30,6 +30,13 @@ def call_options(prefix: str = "") -> list[Callable[[Any], Any]]:
     ]
 
 
+def with_call_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`call_options` as one decorator."""
+    for option in reversed(call_options()):
+        f = option(f)
+    return f
+
+
 def retriever_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that calls a retriever."""
     for option in reversed([
