@@ -74,7 +74,7 @@ WORKFLOW_PIP = """\
       - uses: actions/setup-python@v5
         with:
           python-version: "3.11"
-      - run: python -m pip install ragauge
+      - run: python -m pip install ragauge   # not on PyPI yet: until it is, a git URL of ragauge
       - name: Gate retrieval against the reviewed baseline
         run: |
           ragauge gate eval/golden.jsonl --retriever={retriever} --baseline=eval/baseline.json \\

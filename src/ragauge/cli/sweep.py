@@ -83,7 +83,8 @@ def sweep_command(golden: Path, corpus: Path, config_path: Path, output: Path, h
           --config examples/helpdesk/sweep.toml -o sweep/
       ragauge sweep golden.jsonl --corpus corpus.jsonl --config sweep.toml --holdout 0.3 --format markdown
       ragauge sweep golden.jsonl --corpus corpus.jsonl --config big.toml --budget 5000 --format html --report sweep.html
-      ragauge compare sweep/runs/bm25.jsonl sweep/runs/hybrid-rrf.jsonl --golden golden.jsonl
+      ragauge compare sweep/runs/bm25-sections.jsonl sweep/runs/hybrid-fusion-rrf.jsonl \\
+          --golden examples/helpdesk/golden.jsonl
     """
     from ragauge.api.report import render
     from ragauge.api.sweep import sweep

@@ -37,7 +37,7 @@ def methods_line(c: Comparison) -> str:
     tests = "; ".join(f"{method} for {', '.join(names)}" for method, names in by_method.items())
     return (f"tests: {tests}; Holm over the metrics, and apart over tags x metrics. MDE: the smallest difference "
             f"this test detects on these questions with 80% power at alpha {c.meta.get('alpha', 0.05)}, simulated "
-            "(none: too few questions to detect anything)")
+            "(an MDE of none: these questions are too few to detect any difference)")
 
 
 def blind_tags(c: Comparison) -> list[str]:
