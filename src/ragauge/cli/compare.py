@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.api.metrics import DEFAULT_K
+from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_K
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.cli.tracking import log_to_mlflow, mlflow_option
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 @grades_option()
 @texts_options
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
-@click.option("--alpha", default=0.05, show_default=True, help="Significance level for the verdicts.")
+@click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="Significance level for the verdicts.")
 @click.option("--format", "fmt", type=click.Choice(formats("comparison")), default="text",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.api.metrics import DEFAULT_K
+from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_CORRELATION, DEFAULT_K, DEFAULT_POWER
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.reports.registry import formats
 
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 @click.option("-k", "ks", default=str(DEFAULT_K), show_default=True, help="Cutoff(s) for the default metrics.")
 @click.option("--metrics", help="Comma-separated metric specs.")
 @click.option("--effect", type=float, help="A difference to plan for: how many questions it needs.")
-@click.option("--alpha", default=0.05, show_default=True, help="Significance level of the two-sided test.")
-@click.option("--power", "target_power", default=0.8, show_default=True, help="Chance of detecting the effect.")
-@click.option("--correlation", default=0.5, show_default=True,
+@click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="Significance level of the two-sided test.")
+@click.option("--power", "target_power", default=DEFAULT_POWER, show_default=True,
+              help="Chance of detecting the effect.")
+@click.option("--correlation", default=DEFAULT_CORRELATION, show_default=True,
               help="With one run: the assumed per-question correlation between the runs you will compare.")
 @click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")

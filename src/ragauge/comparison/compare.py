@@ -24,6 +24,7 @@ from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import DEFAULT_K, parse_metrics
+from ragauge.stats import DEFAULT_ALPHA
 from ragauge.stats.holm import holm
 from ragauge.stats.paired import EPS, METHOD, paired_test
 from ragauge.stats.power import DEFAULT_POWER, Differences, min_questions, minimum_detectable_effect
@@ -93,7 +94,7 @@ def compare(
     doc_id_sep: str | None = None,
     doc_id_pattern: str | None = None,
     allow_different_golden: bool = False,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     unjudged: Unjudged = "non-relevant",
     corpus: str | Path | None = None,
     tokenizer: str | None = None,

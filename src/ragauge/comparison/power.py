@@ -16,6 +16,7 @@ from ragauge.core.numbers import CORRELATION, PROBABILITY, UNIT, Range, check_nu
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag
 from ragauge.metrics.spec import DEFAULT_K
+from ragauge.stats import DEFAULT_ALPHA
 from ragauge.stats.power import (
     DEFAULT_CORRELATION,
     DEFAULT_POWER,
@@ -77,7 +78,7 @@ class PowerReport:
 
 
 def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float | None = None,
-             alpha: float = 0.05, target_power: float = DEFAULT_POWER,
+             alpha: float = DEFAULT_ALPHA, target_power: float = DEFAULT_POWER,
              correlation: float = DEFAULT_CORRELATION) -> PowerReport:
     """The power figures of ``base``'s questions for each of its metrics, overall and per tag: from
     ``base`` alone (one-run model with ``correlation``), or from the paired differences to ``new``
@@ -112,7 +113,7 @@ def power_of(base: Evaluation, new: Evaluation | None = None, *, effect: float |
 
 
 def power(golden: Any, run: Any, *, new: Any = None, metrics: Sequence[str] | str | None = None,
-          k: int | Sequence[int] = DEFAULT_K, effect: float | None = None, alpha: float = 0.05,
+          k: int | Sequence[int] = DEFAULT_K, effect: float | None = None, alpha: float = DEFAULT_ALPHA,
           target_power: float = DEFAULT_POWER, correlation: float = DEFAULT_CORRELATION, fetch: int | None = None,
           doc_id_sep: str | None = None, doc_id_pattern: str | None = None, corpus: Any = None,
           tokenizer: str | None = None, unjudged: Unjudged = "non-relevant",

@@ -16,6 +16,7 @@ from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.golden import GoldenSet
 from ragauge.errors import InputError
 from ragauge.formats.golden import as_golden
+from ragauge.stats import DEFAULT_ALPHA
 from ragauge.stats.sequential import SequentialTest, sequential_test
 
 SEQUENTIAL_VERSION = 1
@@ -65,7 +66,7 @@ def ask(part: GoldenSet, adapter: Any, executor: Any, scoring: Any) -> Any:
     return score_run(part, answer_all(part, adapter, None, executor).run, scoring)
 
 
-def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@10", alpha: float = 0.05,
+def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@10", alpha: float = DEFAULT_ALPHA,
                        seed: int = 0, fetch: int | None = None, concurrency: int | None = None,
                        timeout: float | None = None, retries: int | None = None, batch: int | None = None,
                        doc_id_key: str | None = None,

@@ -52,6 +52,7 @@ from ragauge.core.numbers import COUNT, PROBABILITY, check_number
 from ragauge.errors import InputError
 from ragauge.experiments.halving import DEFAULT_FACTOR, FACTOR
 from ragauge.metrics.spec import MetricSpec, deepest_ndcg, default_metrics, parse_metric, parse_metrics
+from ragauge.stats import DEFAULT_ALPHA
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 CHUNKING = ("chunk_size", "chunk_overlap", "chunk_unit", "title")
@@ -123,7 +124,7 @@ class SweepPlan:
     primary: str
     reference: str
     fetch: int = DEFAULT_FETCH
-    alpha: float = 0.05
+    alpha: float = DEFAULT_ALPHA
     concurrency: int = 1
     notes: tuple[str, ...] = ()
     budget: int | None = None
@@ -188,7 +189,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> SweepPlan:
     budget = head.get("budget")
     return SweepPlan(tuple(configurations), metrics, primary, reference,
                      int(check_number(head.get("fetch", DEFAULT_FETCH), "[sweep] fetch", COUNT)),
-                     check_number(head.get("alpha", 0.05), "[sweep] alpha", PROBABILITY),
+                     check_number(head.get("alpha", DEFAULT_ALPHA), "[sweep] alpha", PROBABILITY),
                      int(check_number(head.get("concurrency", 1), "[sweep] concurrency", COUNT)),
                      budget=None if budget is None else int(check_number(budget, "[sweep] budget", COUNT)),
                      factor=int(check_number(head.get("factor", DEFAULT_FACTOR), "[sweep] factor", FACTOR)),

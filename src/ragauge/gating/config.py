@@ -23,6 +23,7 @@ from ragauge.config import key_line, read_table
 from ragauge.core.numbers import CORRELATION, COUNT, PROBABILITY, UNIT, Range, check_number
 from ragauge.errors import InputError
 from ragauge.metrics.spec import DEFAULT_K, parse_metric
+from ragauge.stats import DEFAULT_ALPHA, DEFAULT_CORRELATION
 
 DEFAULT_METRICS = ("hit@5", "recall@5", "mrr", "ndcg@5")
 DEFAULT_ALLOWED_DROP = 0.02
@@ -50,7 +51,7 @@ class GateRules:
     critical: tuple[str, ...] = ()
     critical_k: int = DEFAULT_K
     fail_if: str = "drop"
-    alpha: float = 0.05
+    alpha: float = DEFAULT_ALPHA
     strict_power: bool = False
     correlation: float = 0.5
     source: str | None = None
@@ -81,7 +82,8 @@ class GateRules:
                    {str(t): {str(m): float(f) for m, f in dict(v).items()} for t, v in
                     dict(d.get("tag_floors", {})).items()},
                    tuple(str(c) for c in d.get("critical", [])), int(d.get("critical_k", 5)), str(fail_if),
-                   float(d.get("alpha", 0.05)), bool(d.get("strict_power", False)), float(d.get("correlation", 0.5)),
+                   float(d.get("alpha", DEFAULT_ALPHA)), bool(d.get("strict_power", False)),
+                   float(d.get("correlation", DEFAULT_CORRELATION)),
                    source)
 
     def loosened_from(self, stored: GateRules) -> list[str]:
@@ -164,7 +166,7 @@ def load_rules(path: Path | None) -> GateRules:
         raise InputError("'gate.critical' must be a list of question ids", where=key_line(path, "critical"))
     k = int(_number(gate.get("critical_k", 5), "'gate.critical_k'", COUNT, path, "critical_k"))
     fail_if = _fail_if(gate, path)
-    alpha = _number(gate.get("alpha", 0.05), "'gate.alpha'", PROBABILITY, path, "alpha")
+    alpha = _number(gate.get("alpha", DEFAULT_ALPHA), "'gate.alpha'", PROBABILITY, path, "alpha")
     strict = _flag(gate, "strict_power", path)
     rho = _number(gate.get("correlation", 0.5), "'gate.correlation'", CORRELATION, path, "correlation")
     return GateRules(metrics, floors, tuple(critical), k, fail_if, alpha, strict, rho, where)

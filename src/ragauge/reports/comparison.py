@@ -15,6 +15,7 @@ from ragauge.core import escape
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
 from ragauge.reports.fit import PROSE_WIDTH, fit_table, glue, prose, styler, wrap
 from ragauge.reports.table import mde_text
+from ragauge.stats import DEFAULT_ALPHA
 
 WORSE_SHOWN = 15
 
@@ -35,8 +36,9 @@ def methods_line(c: Comparison) -> str:
     for m, d in c.metrics.items():
         by_method.setdefault(d.method or "unknown", []).append(m)
     tests = "; ".join(f"{method} for {', '.join(names)}" for method, names in by_method.items())
+    alpha = c.meta.get("alpha", DEFAULT_ALPHA)
     return (f"tests: {tests}; Holm over the metrics, and apart over tags x metrics. MDE: the smallest difference "
-            f"this test detects on these questions with 80% power at alpha {c.meta.get('alpha', 0.05)}, simulated "
+            f"this test detects on these questions with 80% power at alpha {alpha}, simulated "
             "(an MDE of none: these questions are too few to detect any difference)")
 
 

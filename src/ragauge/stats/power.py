@@ -25,11 +25,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from ragauge.stats import DEFAULT_ALPHA as DEFAULT_ALPHA
+from ragauge.stats import DEFAULT_CORRELATION as DEFAULT_CORRELATION
+from ragauge.stats import DEFAULT_POWER as DEFAULT_POWER
 from ragauge.stats import betting
 from ragauge.stats.paired import smallest_exact_p
 
-DEFAULT_POWER = 0.8
-DEFAULT_CORRELATION = 0.5
 MAX_QUESTIONS = 100_000
 """Above this many questions ``required_questions`` answers None ("more than 100,000")."""
 REPLICATES = 300
@@ -147,7 +148,7 @@ def _samples(model: Differences, n: int, effect: float) -> np.ndarray | None:
     return np.asarray(d[rng.choice(len(d), size=(REPLICATES, n), p=w)])
 
 
-def power_at(model: Differences, n: int, effect: float, alpha: float = 0.05, test: str = "two-sided",
+def power_at(model: Differences, n: int, effect: float, alpha: float = DEFAULT_ALPHA, test: str = "two-sided",
              null: float = 0.0) -> float:
     """The simulated chance that the betting test on ``n`` questions rejects when the true mean
     difference is ``effect``: ``test`` "two-sided" (compare: p < alpha), "drop" (the gate: the
@@ -198,7 +199,7 @@ def _large_n_power(model: Differences, n: int, effect: float, alpha: float, test
     return chance(alpha, test == "no-worse")
 
 
-def minimum_detectable_effect(model: Differences, n: int, alpha: float = 0.05,
+def minimum_detectable_effect(model: Differences, n: int, alpha: float = DEFAULT_ALPHA,
                               power: float = DEFAULT_POWER) -> float | None:
     """The smallest |mean difference| (an improvement; the test is symmetric in its construction)
     the two-sided betting test on ``n`` questions detects with probability ``power``, to 0.002;
@@ -234,7 +235,7 @@ def _mde(key: bytes, source: str, n: int, alpha: float, power: float) -> float |
     return round(bisect(lo, hi, lambda e: power_at(model, n, e, alpha), 0.002), 4)
 
 
-def required_questions(model: Differences, effect: float, alpha: float = 0.05, power: float = DEFAULT_POWER,
+def required_questions(model: Differences, effect: float, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
                        test: str = "two-sided", null: float = 0.0) -> int | None:
     """The fewest questions on which the test detects a true difference ``effect`` with
     probability ``power`` (to within 2 %); None above ``MAX_QUESTIONS`` or for an effect of 0."""
@@ -300,7 +301,7 @@ def _null_means(model: Differences, n: int) -> np.ndarray:
     return np.asarray(x.mean(axis=1))
 
 
-def noise_allowance(model: Differences, n: int, alpha: float = 0.05) -> float:
+def noise_allowance(model: Differences, n: int, alpha: float = DEFAULT_ALPHA) -> float:
     """The smallest allowed drop that a change of equal quality exceeds with chance at most
     ``alpha`` on ``n`` questions (the inverse of ``noise_exceedance``)."""
     if n < 1:
@@ -312,7 +313,7 @@ def noise_allowance(model: Differences, n: int, alpha: float = 0.05) -> float:
     return float(max(0.0, -np.quantile(_null_means(model, n), alpha)))
 
 
-def questions_for_allowance(allowed: float, model: Differences, alpha: float = 0.05) -> int | None:
+def questions_for_allowance(allowed: float, model: Differences, alpha: float = DEFAULT_ALPHA) -> int | None:
     """The fewest questions on which a change of equal quality exceeds a drop of ``allowed`` with
     chance at most ``alpha``; None above ``MAX_QUESTIONS`` (or for an allowance of 0)."""
     if model.sd <= 0.0:
@@ -322,7 +323,8 @@ def questions_for_allowance(allowed: float, model: Differences, alpha: float = 0
     return _fewest(lambda n: noise_exceedance(allowed, model, n) <= alpha, 1, 2)
 
 
-def one_sided_power(shift: float, model: Differences, n: int, alpha: float = 0.05, test: str = "drop") -> float:
+def one_sided_power(shift: float, model: Differences, n: int, alpha: float = DEFAULT_ALPHA,
+                    test: str = "drop") -> float:
     """The gate's tested rules: for ``test`` "drop", the chance that the one-sided betting test
     catches a true drop of ``shift``; for "no-worse", the chance that an unchanged run (true
     difference 0) is shown no worse than -``shift``."""

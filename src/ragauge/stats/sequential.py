@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragauge.stats import betting
+from ragauge.stats import DEFAULT_ALPHA, betting
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class SequentialTest:
     null: float = 0.0
 
 
-def crossing(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> tuple[int | None, str | None]:
+def crossing(differences: np.ndarray, alpha: float = DEFAULT_ALPHA, null: float = 0.0) -> tuple[int | None, str | None]:
     """The first question (1-based) after which a gambler's capital against ``null`` reaches
     2 / ``alpha`` (each gambler a one-sided test at alpha / 2), and the direction it shows;
     (None, None) when none does."""
@@ -48,12 +48,12 @@ def crossing(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) ->
     return down, "worse"
 
 
-def sequence_interval(differences: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+def sequence_interval(differences: np.ndarray, alpha: float = DEFAULT_ALPHA) -> tuple[float, float]:
     """The confidence sequence's interval after the values given (in their order)."""
     return betting.interval(np.asarray(differences, dtype=np.float64), -1.0, 1.0, 1.0 - alpha, sequence=True)
 
 
-def sequential_test(differences: np.ndarray, alpha: float = 0.05, null: float = 0.0) -> SequentialTest:
+def sequential_test(differences: np.ndarray, alpha: float = DEFAULT_ALPHA, null: float = 0.0) -> SequentialTest:
     """The comparison of the differences in their order, stopped at the first crossing: its figures
     at the stop (or after every question, when none crossed)."""
     d = np.asarray(differences, dtype=np.float64)
