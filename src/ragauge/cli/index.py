@@ -10,17 +10,27 @@ from typing import Any
 
 import click
 
-SHARED = [
-    click.option("--embedder", default="minilm", show_default=True,
-                 help="minilm (semantic; needs ragauge[dense]) or hash (lexical, no model; hash-N for N dimensions)."),
-    click.option("--chunk-size", type=int, default=0, show_default=True,
-                 help="Words or characters per chunk; 0: whole documents."),
-    click.option("--chunk-overlap", type=int, default=0, show_default=True, help="Overlap between consecutive chunks."),
-    click.option("--chunk-unit", type=click.Choice(["words", "chars"]), default="words", show_default=True),
-    click.option("--recreate", is_flag=True, help="Replace the collection, table or files if they exist."),
-    click.option("--batch-size", type=int, default=256, show_default=True, help="Passages embedded per batch."),
-]
-"""The options every store's command shares; ``ragauge.index`` takes them as keywords."""
+
+def _shared() -> list[Any]:
+    """The options every store's command shares, with the defaults of ``ragauge.index``'s keywords
+    (their one home: the command shows them, it does not restate them)."""
+    from ragauge.api.index import index
+
+    default = {name: p.default for name, p in inspect.signature(index).parameters.items()}
+    return [
+        click.option("--embedder", default=default["embedder"], show_default=True,
+                     help="minilm (semantic; needs ragauge[dense]) or hash (lexical, no model; hash-N for N "
+                          "dimensions)."),
+        click.option("--chunk-size", type=int, default=default["chunk_size"], show_default=True,
+                     help="Words or characters per chunk; 0: whole documents."),
+        click.option("--chunk-overlap", type=int, default=default["chunk_overlap"], show_default=True,
+                     help="Overlap between consecutive chunks."),
+        click.option("--chunk-unit", type=click.Choice(["words", "chars"]), default=default["chunk_unit"],
+                     show_default=True),
+        click.option("--recreate", is_flag=True, help="Replace the collection, table or files if they exist."),
+        click.option("--batch-size", type=int, default=default["batch_size"], show_default=True,
+                     help="Passages embedded per batch."),
+    ]
 
 
 def _command(name: str) -> click.Command | None:
@@ -44,7 +54,7 @@ def _command(name: str) -> click.Command | None:
         _load(name, corpus, target, options)
 
     command = click.Command(name, callback=callback, params=params, help=inspect.cleandoc(spec.help))
-    for shared in SHARED:  # on a Command, each click.option appends its parameter
+    for shared in _shared():  # on a Command, each click.option appends its parameter
         shared(command)
     return command
 
