@@ -16,19 +16,18 @@ import pytest
 import ragauge
 from ragauge.errors import InputError
 from ragauge.evaluation.result import Evaluation
-from ragauge.history.html import render_html
 from ragauge.history.model import Entry
 from ragauge.history.report import (
     build_series,
     find_flips,
     history_json,
     markers,
-    render_text,
     resolve_entry,
     scale,
-    sparkline,
 )
 from ragauge.history.store import SCHEMA_VERSION, open_history, record_evaluation
+from ragauge.reports.history_html import render_html
+from ragauge.reports.history_text import render_text, sparkline
 
 ROOT = Path(__file__).parents[2]
 SCIFACT = ROOT / "examples" / "scifact"
@@ -259,13 +258,8 @@ def test_html_is_offline_escaped_and_parses(tmp_path: Path, evaluations: list[tu
 def cli(*args: str) -> Any:
     from click.testing import CliRunner
 
-    from ragauge.cli.main import RagaugeGroup
     from ragauge.cli.main import cli as main
 
-    if "history" not in main.commands:  # until the lead registers it
-        from ragauge.cli.history import history_command
-
-        main = RagaugeGroup("ragauge", commands={**main.commands, "history": history_command})
     return CliRunner().invoke(main, list(args))
 
 

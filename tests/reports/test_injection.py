@@ -192,8 +192,8 @@ def _history(t: list[str]) -> tuple[Any, ...]:
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 def test_history_and_golden_validation_reports(texts: list[str]) -> None:
     from ragauge.curation.validate import Finding, ValidationReport
-    from ragauge.history.html import render_html as history_html
-    from ragauge.history.report import render_text as history_text
+    from ragauge.reports.history_html import render_html as history_html
+    from ragauge.reports.history_text import render_text as history_text
     from ragauge.reports.validation import render_validation_text as render_text
 
     args, plain_args = _history(texts), _history(PLAIN)

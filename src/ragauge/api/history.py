@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragauge.history import DEFAULT_HISTORY as DEFAULT_HISTORY
+from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:
     from ragauge.evaluation.result import Evaluation
@@ -33,12 +34,10 @@ def history_report(history: str | Path = DEFAULT_HISTORY, fmt: str = "text", *, 
     (two entries: numbers, ``prev``, ``last``) the questions that went from a hit to a miss and back
     between them, on ``flip_metric`` (default: the largest hit@k in both)."""
     from ragauge.history.history import History
-    from ragauge.history.report import build_series, history_json, markers, render_text
+    from ragauge.history.report import HistoryView, build_series, markers
+    from ragauge.reports.registry import render, renderer
 
-    if fmt not in FORMATS:
-        from ragauge.errors import InputError
-
-        raise InputError(f"unknown history format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    renderer("history", fmt)  # an unknown format is refused before the history is read
     found = History(Path(history))
     entries = found.entries()
     flip = found.flips(*flips, metric=flip_metric) if flips else None
@@ -46,17 +45,8 @@ def history_report(history: str | Path = DEFAULT_HISTORY, fmt: str = "text", *, 
     shown, marks = entries[start:], markers(entries)[start:]
     names = [m.strip() for text in metrics for m in text.split(",") if m.strip()]
     series = build_series(shown, names or None, list(tags) or None)
-    source = str(history)
-    if fmt == "json":
-        from ragauge.core.jsonl import dumps
-
-        return dumps(history_json(shown, marks, series, flip), indent=2) + "\n"
-    if fmt == "html":
-        from ragauge.history.html import render_html
-
-        return render_html(shown, marks, series, flip, source)
-    return render_text(shown, marks, series, flip, source)
+    return render("history", HistoryView(shown, marks, series, flip, str(history)), fmt)
 
 
-FORMATS = ("text", "json", "html")
-"""The formats of :func:`history_report`."""
+FORMATS = formats("history")
+"""The formats of :func:`history_report`: those the report registry has for a history."""

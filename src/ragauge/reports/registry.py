@@ -55,6 +55,11 @@ RENDERERS: dict[str, dict[str, str]] = {
     "validation": {"text": "ragauge.reports.validation:render_validation_text", "json": JSON},
     "pool": {"text": "ragauge.reports.pool:render_pool_text", "json": JSON},
     "agreement": {"text": "ragauge.reports.agreement:render_stats_text", "json": JSON},
+    "history": {
+        "text": "ragauge.reports.history_text:render_history_text",
+        "json": JSON,
+        "html": "ragauge.reports.history_html:render_history_html",
+    },
     "attribution": {
         "text": "ragauge.reports.attribution:render_attribution_text",
         "json": "ragauge.reports.attribution:render_attribution_json",
@@ -66,7 +71,7 @@ RENDERERS: dict[str, dict[str, str]] = {
 KINDS: dict[str, str] = {
     "Evaluation": "evaluation", "Comparison": "comparison", "SequentialComparison": "sequential",
     "GateResult": "gate", "PowerReport": "power", "SweepResult": "sweep", "Attribution": "attribution",
-    "ValidationReport": "validation", "PoolResult": "pool", "JudgeStats": "agreement",
+    "ValidationReport": "validation", "PoolResult": "pool", "JudgeStats": "agreement", "HistoryView": "history",
 }
 """The class name of each result type -> its kind."""
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragauge.history.model import Entry
-from ragauge.history.report import Flips, Marker, Series
+from ragauge.history.report import Flips, HistoryView, Marker, Series
 
 WIDTH, LEFT, RIGHT, TOP, PLOT_H = 760, 52, 24, 34, 220
 PALETTE = ("#2f6fb3", "#d9822b", "#23804a", "#b3402f", "#7b4fb8", "#8a6100", "#1f8a8a", "#c2417f", "#5f6b73",
@@ -212,3 +212,8 @@ def render_html(entries: Sequence[Entry], marks: Sequence[Marker], series: Seque
         source=source, css=Markup(css), entries=entries, rows=rows, flips=flip, width=WIDTH, left=LEFT,
         right=RIGHT, top=TOP, charts=[chart(m, ss, entries, marks) for m, ss in by_metric.items()],
     )
+
+
+def render_history_html(view: HistoryView) -> str:
+    """``render_html`` of a :class:`~ragauge.history.report.HistoryView` (the registry's form)."""
+    return render_html(view.entries, view.marks, view.series, view.flips, view.source)
