@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ragauge.api.defaults import WORST
 from ragauge.cli.options import write_output
 from ragauge.reports.registry import formats
 
@@ -24,7 +25,7 @@ def report_options(func: F) -> F:
                           "self-contained page, junit for CI test listings, json to keep (and re-render later)."),
         click.option("-o", "--output", type=click.Path(path_type=Path),
                      help="Write the report here instead of stdout."),
-        click.option("--worst", default=15, show_default=True, type=click.IntRange(min=0),
+        click.option("--worst", default=WORST, show_default=True, type=click.IntRange(min=0),
                      help="How many of the worst questions to show (text, markdown)."),
         no_color_option(),
     ]

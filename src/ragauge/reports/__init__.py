@@ -1,1 +1,4 @@
 """Renderers: one Evaluation (or Comparison, or gate result) in; text, JSON, Markdown, HTML or JUnit out."""
+
+WORST = 15
+"""How many of the worst questions the text and Markdown reports list unless told (``--worst``)."""

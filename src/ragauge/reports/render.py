@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError, flag
+from ragauge.reports import WORST
 from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:  # not at import time: ``ragauge --help`` reads FORMATS from here
@@ -52,7 +53,7 @@ def _worst(options: dict[str, Any]) -> int:
     unknown = set(options) - OPTIONS
     if unknown:
         raise TypeError(f"render() got unknown option(s): {', '.join(sorted(unknown))}")
-    worst = int(options.get("worst", 15))
+    worst = int(options.get("worst", WORST))
     if worst < 0:
         raise InputError(f"{flag('worst')} must be zero or a positive number of questions")
     return worst

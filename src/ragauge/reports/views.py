@@ -13,8 +13,8 @@ from typing import Any
 from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
+from ragauge.reports import WORST as WORST
 
-WORST = 15
 SMALL_TAG = 5            # a tag with fewer answerable questions is flagged: too few to mean much
 CONFIDENCE = 0.95
 RELEVANT_GRADE = 1.0     # trec_eval's default relevance level, as Returned.relevant uses
