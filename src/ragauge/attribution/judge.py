@@ -26,6 +26,7 @@ from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import BAD, GOOD, Answers, parse_verdict
 from ragauge.errors import InputError, flag
 from ragauge.evaluation.result import Evaluation
+from ragauge.llm import CALL_BACKOFF, CALL_RETRIES, CALL_TIMEOUT
 from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
 JUDGE_KEY_ENV = "RAGAUGE_JUDGE_API_KEY"
@@ -66,9 +67,9 @@ class JudgeOptions:
     endpoint: str
     model: str
     api_key_env: str = JUDGE_KEY_ENV
-    timeout: float = 60.0
-    retries: int = 2
-    backoff: float = 1.0
+    timeout: float = CALL_TIMEOUT
+    retries: int = CALL_RETRIES
+    backoff: float = CALL_BACKOFF
     max_chars: int = 4000
 
     def __post_init__(self) -> None:

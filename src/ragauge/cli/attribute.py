@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import CALL_TIMEOUT
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import parse_ks, write_output
 from ragauge.errors import InputError
@@ -29,7 +30,7 @@ from ragauge.reports.registry import formats
                                        "that judges answers with text and no verdict; key from "
                                        "$RAGAUGE_JUDGE_API_KEY.")
 @click.option("--judge-model", help="The model the judge endpoint runs.")
-@click.option("--judge-timeout", default=60.0, show_default=True, help="Seconds per judge call.")
+@click.option("--judge-timeout", default=CALL_TIMEOUT, show_default=True, help="Seconds per judge call.")
 @click.option("--corpus", type=click.Path(path_type=Path),
               help="With --judge-endpoint: the corpus the run searched, for the retrieved documents' texts.")
 @click.option("--format", "fmt", type=click.Choice(formats("attribution")), default="text", show_default=True)

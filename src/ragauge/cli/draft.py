@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import CALL_TIMEOUT, DRAFT_PER_DOCUMENT, DRAFT_QUESTIONS, MIN_WORDS
 from ragauge.errors import InputError
 
 
@@ -16,19 +17,21 @@ from ragauge.errors import InputError
 @click.option("--endpoint", help="An OpenAI-compatible endpoint, e.g. http://localhost:8080/v1 (llama.cpp), "
                                  "http://localhost:11434/v1 (Ollama); key from $RAGAUGE_DRAFT_API_KEY.")
 @click.option("--model", help="The model the endpoint runs.")
-@click.option("-n", "n", type=int, default=100, show_default=True, help="Questions to draft (sections to sample).")
+@click.option("-n", "n", type=int, default=DRAFT_QUESTIONS, show_default=True,
+              help="Questions to draft (sections to sample).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Candidates JSONL to write.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sample (and sent to the endpoint): the same seed, the same sections.")
-@click.option("--per-document", type=int, default=1, show_default=True, help="At most this many sections per document.")
+@click.option("--per-document", type=int, default=DRAFT_PER_DOCUMENT, show_default=True,
+              help="At most this many sections per document.")
 @click.option("--language", default="en", show_default=True, help="Language of the questions (a code or a name).")
-@click.option("--min-words", type=int, default=25, show_default=True,
+@click.option("--min-words", type=int, default=MIN_WORDS, show_default=True,
               help="Skip sections with fewer words than this: too little to ask about.")
 @click.option("--golden", "against", type=click.Path(path_type=Path), multiple=True,
               help="Golden set (or pending candidates) to deduplicate against; repeatable.")
 @click.option("--api-key-env", default="RAGAUGE_DRAFT_API_KEY", show_default=True,
               help="Environment variable holding the endpoint's key (never written anywhere).")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per call.")
+@click.option("--timeout", type=float, default=CALL_TIMEOUT, show_default=True, help="Seconds per call.")
 def draft_command(corpus: Path, endpoint: str | None, model: str | None, n: int, output: Path, seed: int,
                   per_document: int, language: str, min_words: int, against: tuple[Path, ...], api_key_env: str,
                   timeout: float) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import MAX_RELEVANT, MIN_PER_TAG
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
@@ -48,7 +49,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="ragauge.toml with a [retriever] section (for --retriever; found automatically if omitted).")
 @click.option("--format", "fmt", type=click.Choice(formats("validation")), default="text", show_default=True)
-@click.option("--min-per-tag", type=int, default=5, show_default=True,
+@click.option("--min-per-tag", type=int, default=MIN_PER_TAG, show_default=True,
               help="Warn about tags with fewer questions than this.")
 @click.option("--run", type=click.Path(path_type=Path),
               help="A run of the golden set: also say how small a change the set can detect (as ragauge power).")
@@ -57,7 +58,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
 @click.option("--pool", "pools", type=click.Path(path_type=Path), multiple=True,
               help="A pool file from 'golden pool', or run files to pool (repeatable): check label health.")
 @click.option("--pool-depth", type=int, help="Depth to pool run files at (--pool RUN; default 10).")
-@click.option("--max-relevant", type=int, default=20, show_default=True,
+@click.option("--max-relevant", type=int, default=MAX_RELEVANT, show_default=True,
               help="Flag questions with more relevant documents than this (0: never).")
 @click.option("--doc-id-sep", help="With --pool RUN: map chunk ids to document ids by this separator.")
 @click.option("--doc-id-pattern", help="With --pool RUN: map chunk ids to document ids by this regex's group.")

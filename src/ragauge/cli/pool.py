@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import DEFAULT_DEPTH
 from ragauge.cli.run import with_call_options
 from ragauge.core.escape import terminal
 from ragauge.reports.registry import formats
@@ -17,7 +18,7 @@ from ragauge.reports.registry import formats
               help="A retriever to call and pool (bm25:PATH, dense:PATH, http(s)://URL, ...); repeatable.")
 @click.option("--run", "runs", type=click.Path(path_type=Path), multiple=True,
               help="A run file (ragauge JSONL or TREC) to pool; repeatable.")
-@click.option("--depth", type=int, default=10, show_default=True, help="Documents pooled from each system.")
+@click.option("--depth", type=int, default=DEFAULT_DEPTH, show_default=True, help="Documents pooled from each system.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Pool file to write (JSONL).")
 @click.option("--fetch", type=int, help="Hits asked of each retriever (default: twice --depth, at least 20).")
 @with_call_options

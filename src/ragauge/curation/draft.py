@@ -39,17 +39,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ragauge.core.numbers import COUNT, WHOLE, check_number
+from ragauge.curation import DRAFT_PER_DOCUMENT, DRAFT_QUESTIONS
+from ragauge.curation import MIN_WORDS as MIN_WORDS
 from ragauge.curation.grow import NEEDS_REVIEW, candidate_id, read_questions
 from ragauge.curation.leakage import LEAK_RUN, LEAK_SHARE, LEAK_SHORT_RUN, leakage, words
 from ragauge.curation.similarity import near_duplicate_pairs, normalise
 from ragauge.data.golden import SYNTHETIC
 from ragauge.data.ids import section_parent
 from ragauge.errors import InputError, flag
+from ragauge.llm import CALL_BACKOFF, CALL_RETRIES, CALL_TIMEOUT
 from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
 
 DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
 DRAFTER = "the drafting model"
-MIN_WORDS = 25
+
 MAX_QUESTION_CHARS = 300
 QUESTION_MARKS = ("?", "？", "؟")
 LANGUAGES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
@@ -77,9 +80,9 @@ class DraftOptions:
     endpoint: str
     model: str
     api_key_env: str = DRAFT_KEY_ENV
-    timeout: float = 60.0
-    retries: int = 2
-    backoff: float = 1.0
+    timeout: float = CALL_TIMEOUT
+    retries: int = CALL_RETRIES
+    backoff: float = CALL_BACKOFF
     max_chars: int = 6000
 
     def __post_init__(self) -> None:
@@ -186,7 +189,7 @@ def sections_of(docs: Sequence[tuple[str, str, str]]) -> list[Section]:
     return [Section(i, section_parent(i) or i, title, text) for i, title, text in docs]
 
 
-def sample_sections(sections: Sequence[Section], n: int, *, seed: int = 0, per_document: int = 1,
+def sample_sections(sections: Sequence[Section], n: int, *, seed: int = 0, per_document: int = DRAFT_PER_DOCUMENT,
                     min_words: int = MIN_WORDS) -> tuple[list[Section], int]:
     """Up to ``n`` sections of at least ``min_words`` words, stratified across documents (see the
     module docstring), and how many were too short."""
@@ -260,9 +263,9 @@ def draft_golden(
     drafter: DraftOptions | Drafter,
     output: str | Path | None = None,
     *,
-    n: int = 100,
+    n: int = DRAFT_QUESTIONS,
     seed: int = 0,
-    per_document: int = 1,
+    per_document: int = DRAFT_PER_DOCUMENT,
     language: str = "en",
     min_words: int = MIN_WORDS,
     against: Sequence[str | Path] = (),

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.numbers import COUNT, check_number
+from ragauge.curation import DEFAULT_DEPTH as DEFAULT_DEPTH
 from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
 from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem
 from ragauge.data.run import Run
 from ragauge.errors import InputError, flag, where
 
-DEFAULT_DEPTH = 10
 REJECTED = "rejected"
 SHOWN = 10  # question ids listed in a note
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.jsonl import decode_lines
+from ragauge.curation import MAX_RELEVANT, MIN_PER_TAG
 from ragauge.curation.findings import Finding as Finding
 from ragauge.curation.similarity import (
     NEAR_DUPLICATE_JACCARD,
@@ -73,7 +74,7 @@ class ValidationReport:
     tags: Mapping[str, int] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     documents: int | None = None
-    min_per_tag: int = 5
+    min_per_tag: int = MIN_PER_TAG
     power: Mapping[str, Any] | None = None
     """With a run: what the golden set can detect (``comparison.power.PowerReport.to_dict``)."""
     pool: Mapping[str, Any] | None = None
@@ -128,7 +129,8 @@ def read_lines(path: str | Path) -> list[Line]:
 
 
 def validate_lines(lines: Sequence[Line], *, source: str = "golden.jsonl", documents: Set[str] | None = None,
-                   min_per_tag: int = 5, max_relevant: int = 20, k: int | None = None) -> ValidationReport:
+                   min_per_tag: int = MIN_PER_TAG, max_relevant: int = MAX_RELEVANT,
+                   k: int | None = None) -> ValidationReport:
     """Validate decoded golden-set lines (see the module docstring for the checks, and
     :mod:`ragauge.curation.health` for ``many-relevant``: more than ``max_relevant`` relevant
     documents; 0 turns it off; ``k`` the cutoff its message quotes)."""
@@ -284,8 +286,9 @@ def _tag_counts(queries: Iterable[GoldenQuery]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def validate_file(path: str | Path, *, documents: Set[str] | None = None, min_per_tag: int = 5,
-                  max_relevant: int = 20, k: int | None = None) -> ValidationReport:
+def validate_file(path: str | Path, *, documents: Set[str] | None = None,
+                  min_per_tag: int = MIN_PER_TAG, max_relevant: int = MAX_RELEVANT,
+                  k: int | None = None) -> ValidationReport:
     """Read and validate a golden-set file (see :func:`validate_lines`)."""
     if min_per_tag < 0:
         raise InputError(f"{flag('min_per_tag')} must be >= 0, got {min_per_tag}")
@@ -362,10 +365,10 @@ def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Findin
 
 
 def validate_golden(golden: str | Path, *, corpus: str | Path | None = None, retriever: str | None = None,
-                    documents: Set[str] | None = None, min_per_tag: int = 5,
+                    documents: Set[str] | None = None, min_per_tag: int = MIN_PER_TAG,
                     config: Mapping[str, Any] | None = None, run: Any = None,
                     k: int | Sequence[int] = DEFAULT_K, pool: Any = None, pool_depth: int | None = None,
-                    max_relevant: int = 20,
+                    max_relevant: int = MAX_RELEVANT,
                     doc_id_sep: str | None = None, doc_id_pattern: str | None = None) -> ValidationReport:
     """Check a golden-set file and return every finding with its line (``report.exit_code`` is 0
     when clean, 1 with findings). Relevant ids are checked against ``documents``, or the ids of a

@@ -29,6 +29,7 @@ from typing import Any
 from ragauge.core.jsonl import loads
 from ragauge.core.numbers import NON_NEGATIVE, TIMEOUT, WHOLE, check_number
 from ragauge.errors import InputError
+from ragauge.llm import CALL_BACKOFF, CALL_RETRIES, CALL_TIMEOUT
 from ragauge.redact import excerpt, redact, url_secrets
 
 FAIL_FAST = 3
@@ -58,9 +59,9 @@ class ChatEndpoint:
     endpoint: str
     model: str
     api_key_env: str
-    timeout: float = 60.0
-    retries: int = 2
-    backoff: float = 1.0
+    timeout: float = CALL_TIMEOUT
+    retries: int = CALL_RETRIES
+    backoff: float = CALL_BACKOFF
     who: str = "the model"
     flag: str = "--endpoint"
     model_flag: str = "--model"
