@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.errors import InputError
 from ragauge.evaluation.evaluate import evaluate_run as evaluate_run
 from ragauge.metrics.spec import DEFAULT_K
 from ragauge.metrics.spec import parse_metric as parse_metric
@@ -18,9 +17,6 @@ if TYPE_CHECKING:
     from ragauge.runner.calls import Progress
 
 __all__ = ["evaluate", "evaluate_run", "parse_metric"]
-
-_RETRIEVER_ONLY = ("save_run", "resume", "concurrency", "timeout", "retries", "doc_id_key", "config", "progress")
-
 
 def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format: str = "auto",
              k: int | Sequence[int] = DEFAULT_K, metrics: Sequence[str | MetricSpec] | str | None = None,
@@ -46,32 +42,23 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
     (default: all). The options that only a retriever call has (``save_run``, ``resume``,
     ``concurrency``, ``timeout``, ``retries``, ``doc_id_key``, ``config``, ``progress``) are
     refused with a run."""
-    if (retriever is None) == (run is None):
-        raise InputError("evaluate() takes exactly one of a retriever or run=",
-                         hint="e.g. evaluate(golden, 'bm25:corpus.jsonl') or evaluate(golden, run='run.jsonl')")
     options: dict[str, Any] = {
         "metrics": metrics, "k": k, "doc_id_sep": doc_id_sep, "doc_id_pattern": doc_id_pattern,
         "on_error": "skip" if on_error == "skip" else "zero", "unjudged": unjudged,
         "mix_synthetic": mix_synthetic, "tokenizer": tokenizer, "grades": grades,
     }
-    if run is not None:
-        given = dict(save_run=save_run, resume=resume or None, concurrency=concurrency, timeout=timeout,
-                     retries=retries, doc_id_key=doc_id_key, config=config, progress=progress)
-        misplaced = [name for name in _RETRIEVER_ONLY if given[name] is not None]
-        if misplaced:
-            raise InputError(f"{', '.join(misplaced)} go(es) with a retriever, not with run=",
-                             hint="leave them out, or pass the retriever instead of the run")
+    from ragauge.runner.either import run_or_retriever
+
+    golden, run, depth, done = run_or_retriever(
+        golden, run, retriever, fetch, "evaluate", save_run=save_run, on_error=on_error, resume=resume,
+        concurrency=concurrency, timeout=timeout, retries=retries, doc_id_key=doc_id_key, config=config,
+        progress=progress)
+    if done is None:
         if isinstance(run, (str, Path)):
             from ragauge.formats.runs import run_source
 
             run = run_source(Path(run), run_format)
-        return evaluate_run(golden, run, fetch=fetch, corpus=corpus, **options)
-    from ragauge.runner.live import executor_options, retrieve_all
-
-    depth = fetch if fetch is not None else executor_options().fetch
-    done = retrieve_all(golden, retriever, save_run, fetch=depth, concurrency=concurrency, timeout=timeout,
-                        retries=retries, on_error=on_error, resume=resume, doc_id_key=doc_id_key, config=config,
-                        progress=progress)
+        return evaluate_run(golden, run, fetch=depth, corpus=corpus, **options)
     corpus = corpus if corpus is not None else done.corpus  # a built-in retriever's own corpus
-    return evaluate_run(done.golden, done.run, fetch=depth, corpus=corpus,
+    return evaluate_run(golden, run, fetch=depth, corpus=corpus,
                         known_documents=None if corpus is not None else done.documents, **options)

@@ -14,6 +14,7 @@ from ragauge.gating.baseline import read_baseline as read_baseline
 from ragauge.gating.config import load_rules as load_rules
 from ragauge.gating.config import rules_in as rules_in
 from ragauge.gating.sequential import gate_sequential as gate_sequential
+from ragauge.runner.either import run_or_retriever
 
 if TYPE_CHECKING:
     from ragauge.gating.check import GateResult
@@ -22,28 +23,6 @@ if TYPE_CHECKING:
     from ragauge.runner.calls import Progress
 
 __all__ = ["gate", "gate_sequential", "history_path", "load_rules", "read_baseline", "rules_in", "update_baseline"]
-
-
-def _answers(golden: Any, run: Any, retriever: Any, fetch: int | None, concurrency: int | None,
-             timeout: float | None, retries: int | None, config: Mapping[str, Any] | None,
-             progress: Progress | None) -> tuple[Any, Any, int | None]:
-    """The golden set, the run (given, or the retriever's answers: failed questions score 0) and the
-    fetch depth the evaluation applies (with a retriever, the depth it was asked for)."""
-    if (run is None) == (retriever is None):
-        raise InputError("give exactly one of a run or retriever=",
-                         hint="e.g. gate(golden, 'run.jsonl', baseline) or gate(golden, baseline=..., retriever=spec)")
-    if retriever is None:
-        given = dict(concurrency=concurrency, timeout=timeout, retries=retries, config=config, progress=progress)
-        misplaced = [name for name, value in given.items() if value is not None]
-        if misplaced:
-            raise InputError(f"{', '.join(misplaced)} go(es) with retriever=, not with a run")
-        return golden, run, fetch
-    from ragauge.runner.live import executor_options, retrieve_all
-
-    depth = fetch if fetch is not None else executor_options().fetch
-    done = retrieve_all(golden, retriever, None, fetch=depth, concurrency=concurrency, timeout=timeout,
-                        retries=retries, on_error="zero", config=config, progress=progress)
-    return done.golden, done.run, depth
 
 
 def _baseline(baseline: str | Path | None) -> str | Path:
@@ -64,7 +43,8 @@ def gate(golden: Any, run: Any = None, baseline: str | Path | None = None, *, re
     (None: the rules the baseline recorded). The scoring contract is ``gating.run.gate``'s;
     ``result.passed`` says whether every rule held, and nothing is raised for a broken rule."""
     path = _baseline(baseline)
-    g, r, depth = _answers(golden, run, retriever, fetch, concurrency, timeout, retries, config, progress)
+    g, r, depth, _ = run_or_retriever(golden, run, retriever, fetch, "gate", concurrency=concurrency,
+                                      timeout=timeout, retries=retries, config=config, progress=progress)
     return gating.gate(g, r, path, rules=rules, fetch=depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                        unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
 
@@ -83,7 +63,8 @@ def update_baseline(golden: Any, run: Any = None, baseline: str | Path | None = 
     if not reason or not reason.strip():  # refuse before calling the retriever
         raise InputError("a baseline update needs a reason",
                          hint="add " + flag("reason", '"why these numbers are the new bar"'))
-    g, r, depth = _answers(golden, run, retriever, fetch, concurrency, timeout, retries, config, progress)
+    g, r, depth, _ = run_or_retriever(golden, run, retriever, fetch, "update_baseline", concurrency=concurrency,
+                                      timeout=timeout, retries=retries, config=config, progress=progress)
     return gating.update_baseline(g, r, path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=depth,
                                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
                                   corpus=corpus, tokenizer=tokenizer, grades=grades)

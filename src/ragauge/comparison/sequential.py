@@ -81,8 +81,7 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
     None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
     from ragauge.evaluation.options import EvalOptions
     from ragauge.metrics.spec import parse_metric
-    from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.runner.live import executor_options, open_any
+    from ragauge.runner.live import call_options, executor_options, open_any
 
     alpha = check_number(alpha, "alpha", PROBABILITY)
     name = str(parse_metric(metric))
@@ -94,8 +93,7 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@
     order = np.random.default_rng(seed).permutation(len(questions))
     executor = executor_options(fetch, concurrency, retries)
     size = batch or executor.concurrency
-    options = RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}),
-                               timeout=RetrieverOptions.timeout if timeout is None else timeout)
+    options = call_options(doc_id_key, timeout, config)
     scoring = EvalOptions(metrics=[name], fetch=executor.fetch, corpus=corpus)
     opened = [open_any(r, options) for r in (base, new)]
     differences: list[float] = []

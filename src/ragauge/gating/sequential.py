@@ -67,8 +67,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     from ragauge.formats.golden import as_golden
     from ragauge.gating.baseline import read_baseline
     from ragauge.gating.run import _rules
-    from ragauge.retrieve.base import RetrieverOptions
-    from ragauge.runner.live import executor_options, open_any
+    from ragauge.runner.live import call_options, executor_options, open_any
     found = read_baseline(Path(baseline))
     rules = _rules(rules, found)
     if not rules.tests:
@@ -100,9 +99,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     first = sum(q.id in critical for q in order)  # every critical question is asked before any stop
     drop_rules = [m for m in metrics if rules.fail_if != "not_shown_no_worse"]
     level = rules.alpha / max(1, len(drop_rules))
-    adapter, opened = open_any(retriever, RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}),
-                                                           timeout=RetrieverOptions.timeout if timeout is None
-                                                           else timeout))
+    adapter, opened = open_any(retriever, call_options(doc_id_key, timeout, config))
     executor = executor_options(depth, concurrency, retries)  # None: ExecutorOptions' defaults
     diffs: dict[str, dict[str, float]] = {m: {} for m in metrics}
     decided: dict[str, tuple[bool, int]] = {}  # metric -> (passed, at question)

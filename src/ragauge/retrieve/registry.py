@@ -10,6 +10,7 @@ that holds one as ``ADAPTER``). A built-in scheme cannot be replaced.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import Any
 
 from ragauge.errors import InputError
@@ -54,9 +55,15 @@ def _plugins() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=GROUP) if ep.name not in ADAPTERS}
 
 
-def adapter(scheme: str) -> Adapter:
+def _unknown(named: str, plugins: Mapping[str, Any]) -> InputError:
+    """The error for a retriever no adapter serves, naming every scheme there is."""
+    known = [s for s in ADAPTERS if s != "https"] + sorted(plugins)
+    return InputError(f"unknown retriever {named}", hint="use one of: " + ", ".join(f"{s}:..." for s in known))
+
+
+def adapter(scheme: str, spec: str | None = None) -> Adapter:
     """The Adapter serving ``scheme``: a built-in one, else an installed plugin's; InputError naming
-    the schemes there are."""
+    the schemes there are (and ``spec``, when the scheme came from one)."""
     if scheme in ADAPTERS:
         return _registered(importlib.import_module(ADAPTERS[scheme]), ADAPTERS[scheme])
     plugins = _plugins()
@@ -66,8 +73,7 @@ def adapter(scheme: str) -> Adapter:
             raise InputError(f"entry point {scheme} = {plugins[scheme].value} serves {', '.join(found.schemes)}, "
                              f"not {scheme}", hint="name each entry point by a scheme its adapter serves")
         return found
-    known = [s for s in ADAPTERS if s != "https"] + sorted(plugins)
-    raise InputError(f"unknown retriever scheme {scheme!r}", hint="use one of: " + ", ".join(f"{s}:..." for s in known))
+    raise _unknown(f"spec {spec!r}" if spec is not None else f"scheme {scheme!r}", plugins)
 
 
 def adapters() -> list[Adapter]:
@@ -83,14 +89,13 @@ def open_retriever(spec: str, options: RetrieverOptions | None = None) -> Retrie
     """Build the adapter for ``spec`` (``scheme:...``). A built-in ``bm25:``, ``dense:`` or
     ``hybrid:`` spec with a ``rerank`` option is rescored (``retrieve.rescore``)."""
     scheme, sep, _ = spec.partition(":")
-    if not sep or (scheme not in ADAPTERS and scheme not in _plugins()):
-        known = [s for s in ADAPTERS if s != "https"] + sorted(_plugins())
-        raise InputError(f"unknown retriever spec {spec!r}", hint="use one of: " + ", ".join(f"{s}:..." for s in known))
+    if not sep:
+        raise _unknown(f"spec {spec!r}", _plugins())
     if scheme in ("bm25", "dense", "hybrid"):
         from ragauge.retrieve import rescore
 
         if rescore.wants_rescoring(spec):
             rescored: Retriever = rescore.open(spec, options or RetrieverOptions())
             return rescored
-    retriever: Retriever = adapter(scheme).open(spec, options or RetrieverOptions())
+    retriever: Retriever = adapter(scheme, spec).open(spec, options or RetrieverOptions())
     return retriever

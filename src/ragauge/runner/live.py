@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenSet
 from ragauge.data.shard import Shard, parse_shard
+from ragauge.errors import InputError
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.base import Retriever, RetrieverOptions
 from ragauge.runner.calls import Progress
@@ -66,8 +67,6 @@ def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool
         return PythonRetriever(spec, retriever, options), True
     if hasattr(retriever, "search") and hasattr(retriever, "describe"):
         return retriever, False
-    from ragauge.errors import InputError
-
     raise InputError(f"a retriever must be a spec string, a function (query, n), a LangChain / LlamaIndex / "
                      f"Haystack retriever or an adapter, got "
                      f"{type(retriever).__name__}", hint="e.g. retriever='bm25:corpus.jsonl' or retriever=my_search")
@@ -98,12 +97,8 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
         whole, golden_set = golden_set, part.select(golden_set)
         described = part.describe(whole, golden_set)
     options = executor_options(fetch, concurrency, retries, on_error)
-    retriever_options = RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}))
-    if timeout is not None:
-        retriever_options = RetrieverOptions(doc_id_key=doc_id_key, timeout=timeout, config=dict(config or {}))
+    retriever_options = call_options(doc_id_key, timeout, config)
     if ray is not None and not isinstance(retriever, str):
-        from ragauge.errors import InputError
-
         raise InputError("--executor ray needs the retriever as a spec string (each Ray worker opens its own)",
                          hint="e.g. bm25:corpus.jsonl, https://..., or python:package.module:function")
     adapter, opened = open_any(retriever, retriever_options)
@@ -128,6 +123,13 @@ def executor_options(fetch: int | None = None, concurrency: int | None = None, r
     """``ExecutorOptions`` with the numbers given, the class's defaults for those left None."""
     given = {"fetch": fetch, "concurrency": concurrency, "retries": retries}
     return ExecutorOptions(on_error=on_error, **{name: value for name, value in given.items() if value is not None})
+
+
+def call_options(doc_id_key: str | None = None, timeout: float | None = None,
+                 config: Mapping[str, Any] | None = None) -> RetrieverOptions:
+    """``RetrieverOptions`` for one call: the timeout given, else the class's default."""
+    return RetrieverOptions(doc_id_key=doc_id_key, config=dict(config or {}),
+                            timeout=RetrieverOptions.timeout if timeout is None else timeout)
 
 
 def _local_corpus(adapter: Retriever) -> str | None:
