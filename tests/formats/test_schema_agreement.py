@@ -108,15 +108,21 @@ RUN = st.one_of(
          {"id": ["", 3, None], "hits": [None, "d1", 3], "latency_ms": [-1, "5", True], "cost": [-0.1, "x"],
           "_meta": [{"retriever": "bm25"}]}, optional=("hits", "latency_ms", "cost", "error")),
     near({"_meta": [{"retriever": "bm25"}, {}]}, {"_meta": [None, 3, "bm25"], "id": ["q1"], "x": [1]}))
+CALL = near({"query": ["sub-question", "", None], "hits": st.lists(HIT, max_size=2), "latency_ms": [0, 3.5, None],
+             "cost": [0.01, None], "tool": ["search", None], "stage": ["first", "rerank", None]},
+            {"query": [3], "hits": [None, "d1"], "latency_ms": [-1, "5"], "cost": ["x"], "tool": ["", 3],
+             "stage": ["", 7]}, optional=("query", "latency_ms", "cost", "tool", "stage"))
+CALLS = near({"id": ["q1"], "calls": st.lists(CALL, min_size=1, max_size=3), "latency_ms": [12.5, None]},
+             {"calls": [[], None, "x"], "hits": [["d1"]]}, optional=("latency_ms",))
 
 
 @settings(max_examples=300)
-@given(RUN)
+@given(st.one_of(RUN, CALLS))
 def test_run_lines(tmp_path_factory: pytest.TempPathFactory, obj: dict[str, Any]) -> None:
     from ragauge.formats.runs import read_run_jsonl
 
     tmp = tmp_path_factory.getbasetemp()
-    agree("run", obj, lambda o: read_run_jsonl(_line_file(tmp, o)), "before its start")
+    agree("run", obj, lambda o: read_run_jsonl(_line_file(tmp, o)), "before its start|has no 'stage' while")
 
 
 # --- corpus, answers, judgements -------------------------------------------------------------------------

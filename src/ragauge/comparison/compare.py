@@ -23,10 +23,10 @@ from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
-from ragauge.metrics.spec import DEFAULT_K, parse_metrics
+from ragauge.metrics.spec import DEFAULT_K, lower_is_better, parse_metrics
 from ragauge.stats import DEFAULT_ALPHA
 from ragauge.stats.holm import holm
-from ragauge.stats.paired import EPS, METHOD, paired_test
+from ragauge.stats.paired import EPS, METHOD, count_scale, paired_test
 from ragauge.stats.power import DEFAULT_POWER, Differences, min_questions, minimum_detectable_effect
 
 
@@ -64,23 +64,29 @@ def _verdict(d: MetricDelta, alpha: float, tests: int) -> str:
         return "no question changed"
     if d.p_value >= alpha:
         return "no evidence of a change"
-    direction = "better" if d.diff > 0 else "worse"
+    direction = "better" if (d.diff > 0) != d.lower_is_better else "worse"
     if d.p_adjusted < alpha:
         return f"{direction} (significant)"
     return f"{direction} only before correction for {tests} tests: not significant"
 
 
-def paired_delta(b: np.ndarray, n: np.ndarray, alpha: float) -> MetricDelta:
+def paired_delta(b: np.ndarray, n: np.ndarray, alpha: float, metric: str | None = None) -> MetricDelta:
     """The paired test of one metric (new - base) on one set of questions, as :func:`compare`
     reports it before any correction (``p_adjusted`` is the raw p-value, no verdict yet: see
     :func:`holm_family`), with the minimum detectable effect of that very test, simulated from the
-    observed differences (the base run's values when no question changed: ``Differences.best``)."""
-    test = paired_test(b, n, confidence=1.0 - alpha)
+    observed differences (the base run's values when no question changed: ``Differences.best``).
+    ``metric`` names it: a count where lower is better (``metrics.spec.lower_is_better``) is
+    tested on its differences scaled by its largest value (``stats.paired.count_scale``)."""
+    lower = metric is not None and lower_is_better(metric)
+    scale = count_scale(b, n) if lower else 1.0
+    test = paired_test(b, n, confidence=1.0 - alpha, scale=scale)
     mde = None
     if test.n > 1:
-        mde = minimum_detectable_effect(Differences.best(test.n, test.differences, b), test.n, alpha)
-    return MetricDelta(test.n, test.base, test.new, test.diff, test.ci, test.p_value, test.p_value, test.better,
-                       test.worse, test.tied, "", test.method, mde)
+        mde = minimum_detectable_effect(Differences.best(test.n, test.differences / scale, b / scale), test.n, alpha)
+        mde = None if mde is None else mde * scale
+    better, worse = (test.worse, test.better) if lower else (test.better, test.worse)
+    return MetricDelta(test.n, test.base, test.new, test.diff, test.ci, test.p_value, test.p_value, better,
+                       worse, test.tied, "", test.method, mde, lower)
 
 
 def compare(
@@ -142,16 +148,16 @@ def compare(
     notes += judged_notes(base, new, [(base.queries[i], new.queries[j]) for i, j in zip(rows_b.tolist(),
                                                                                       rows_n.tolist())], names, k)
 
-    overall = {m: paired_delta(*columns[m], alpha) for m in names}
+    overall = {m: paired_delta(*columns[m], alpha, m) for m in names}
     groups = group_by_tag(range(len(ids)), lambda j: base.queries[rows_b[j]].tags)
     tags = sorted(groups)
     members = {tag: np.asarray(groups[tag], dtype=np.int64) for tag in tags}
-    by_tag = {tag: {m: paired_delta(columns[m][0][members[tag]], columns[m][1][members[tag]], alpha)
+    by_tag = {tag: {m: paired_delta(columns[m][0][members[tag]], columns[m][1][members[tag]], alpha, m)
                     for m in names}
               for tag in tags}
     dropped = np.zeros(len(ids), dtype=bool)
-    for b, n in columns.values():
-        dropped |= n - b < -EPS
+    for m, (b, n) in columns.items():
+        dropped |= (b - n if lower_is_better(m) else n - b) < -EPS
     pairs = [(base.queries[rows_b[j]], new.queries[rows_n[j]]) for j in np.flatnonzero(dropped)]
 
     # two families: the overall metrics (the headline), then every tag x metric, each Holm-corrected
@@ -179,7 +185,7 @@ def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str])
     rows: list[dict[str, Any]] = []
     for b, n in pairs:
         diffs = {m: n.values[m] - b.values[m] for m in names}
-        if min(diffs.values()) >= -EPS:
+        if min(-d if lower_is_better(m) else d for m, d in diffs.items()) >= -EPS:
             continue
         limit = n.first_relevant_rank or (len(n.top) + 1)
         before = {r.doc_id for r in b.top if b.first_relevant_rank and r.rank < b.first_relevant_rank}

@@ -20,7 +20,9 @@ class MetricDelta:
     (two-sided) is below alpha;
     ``p_adjusted`` is Holm-corrected across every metric x tag tested in the same comparison.
     ``mde`` is the smallest difference these questions could detect at 80% power (None: too few
-    questions to detect anything).
+    questions to detect anything). For a metric where lower is better (a count of calls,
+    ``lower_is_better``), ``better`` counts the questions whose value fell, and the verdict reads
+    a fall as better; ``diff`` and ``ci`` stay new - base.
     """
 
     n: int
@@ -36,12 +38,16 @@ class MetricDelta:
     verdict: str
     method: str = ""
     mde: float | None = None
+    lower_is_better: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "base": self.base, "new": self.new, "diff": self.diff, "ci": list(self.ci),
-                "p_value": self.p_value, "p_adjusted": self.p_adjusted, "better": self.better,
-                "worse": self.worse, "tied": self.tied, "verdict": self.verdict, "method": self.method,
-                "mde": self.mde}
+        out = {"n": self.n, "base": self.base, "new": self.new, "diff": self.diff, "ci": list(self.ci),
+               "p_value": self.p_value, "p_adjusted": self.p_adjusted, "better": self.better,
+               "worse": self.worse, "tied": self.tied, "verdict": self.verdict, "method": self.method,
+               "mde": self.mde}
+        if self.lower_is_better:
+            out["lower_is_better"] = True
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MetricDelta:
@@ -51,7 +57,7 @@ class MetricDelta:
         return cls(int(d["n"]), _num(d["base"]), _num(d["new"]), _num(d["diff"]), (_num(lo), _num(hi)),
                    _num(d["p_value"]), _num(d["p_adjusted"]), int(d["better"]), int(d["worse"]), int(d["tied"]),
                    str(d["verdict"]), str(d.get("method", "bootstrap interval, sign-flip test")),
-                   None if mde is None else float(mde))
+                   None if mde is None else float(mde), bool(d.get("lower_is_better", False)))
 
 
 def _num(value: Any) -> float:

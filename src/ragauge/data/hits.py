@@ -1,6 +1,8 @@
 """A retriever's answer to one question: its hits in rank order (``Hit``), the call's latency,
-cost or error (``QueryResult``), and the one reader of a hit from a file or from Python data.
-Plain Python, no numpy: ``ragauge run`` records thousands of answers a second without it."""
+cost or error (``QueryResult``), the calls of a multi-call trajectory (``Call``: an agent that
+searched several times, or a first stage and its reranker), and the one reader of a hit from a file
+or from Python data. Plain Python, no numpy: ``ragauge run`` records thousands of answers a second
+without it."""
 
 from __future__ import annotations
 
@@ -48,18 +50,74 @@ class Hit:
         return parse_hit(d, "a hit")
 
 
+MAX_CALLS = 10_000
+"""The most calls one trajectory may hold (a guard against a runaway agent's log)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One retrieval call of a multi-call trajectory: the query it sent (None when unknown), its hits
+    in rank order, its latency and cost, the ``tool`` that made it and its ``stage`` (``"first"``,
+    ``"rerank"``, ...: calls of several stages are the same retrieval seen at each step)."""
+
+    query: str | None
+    hits: tuple[Hit, ...] = ()
+    latency_ms: float | None = None
+    cost: float | None = None
+    tool: str | None = None
+    stage: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {} if self.query is None else {"query": self.query}
+        out["hits"] = [h.to_dict() for h in self.hits]
+        for key in ("latency_ms", "cost", "tool", "stage"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
 @dataclass(frozen=True)
 class QueryResult:
-    """The retriever's answer to one question, hits in the retriever's order."""
+    """The retriever's answer to one question, hits in the retriever's order.
+
+    A multi-call answer holds its ``calls`` and ``hits`` is their trajectory (``trajectory``): the
+    hits of the calls in call order, so every metric scores the union of what the calls brought
+    back at a total budget of k documents (documents folded in first-seen order). When the calls
+    carry stages, ``hits`` is the trajectory of the last stage (the list the application uses); the
+    other stages are scored beside it (``stage``)."""
 
     id: str
     hits: tuple[Hit, ...] = ()
     latency_ms: float | None = None
     cost: float | None = None
     error: str | None = None
+    calls: tuple[Call, ...] = ()
+
+    @classmethod
+    def of_calls(cls, qid: str, calls: tuple[Call, ...], latency_ms: float | None = None,
+                 cost: float | None = None, error: str | None = None) -> QueryResult:
+        """The answer made of ``calls``: its hits are the last stage's trajectory; its latency and
+        cost, when not given, the sums of the calls' (when every call has one)."""
+        stages = stage_names(calls)
+        final = [c for c in calls if c.stage == stages[-1]] if stages else list(calls)
+        hits = tuple(h for c in final for h in c.hits)
+        if latency_ms is None and calls and all(c.latency_ms is not None for c in calls):
+            latency_ms = float(sum(c.latency_ms for c in calls if c.latency_ms is not None))
+        if cost is None and calls and all(c.cost is not None for c in calls):
+            cost = float(sum(c.cost for c in calls if c.cost is not None))
+        return cls(qid, hits, latency_ms, cost, error, calls)
+
+    def stage(self, name: str) -> QueryResult:
+        """This answer as the stage ``name`` saw it: the trajectory of that stage's calls."""
+        calls = tuple(c for c in self.calls if c.stage == name)
+        return QueryResult(self.id, tuple(h for c in calls for h in c.hits), None, None, self.error, calls)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "hits": [h.to_dict() for h in self.hits]}
+        out: dict[str, Any] = {"id": self.id}
+        if self.calls:
+            out["calls"] = [c.to_dict() for c in self.calls]
+        else:
+            out["hits"] = [h.to_dict() for h in self.hits]
         for key in ("latency_ms", "cost", "error"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
@@ -68,18 +126,64 @@ class QueryResult:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], loc: str | None = None) -> QueryResult:
         """The inverse of ``to_dict``: one line of a run file, checked field by field (InputError
-        naming ``loc``, the file and line, when given)."""
+        naming ``loc``, the file and line, when given). A line holds ``hits`` or ``calls``."""
         qid = d.get("id")
         if not isinstance(qid, str) or not qid:
             raise InputError(f"missing or invalid 'id': {qid!r}", where=loc, hint='each line needs "id" and "hits"')
-        hits = d.get("hits", [])
-        if not isinstance(hits, list):
-            raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
         latency, cost = (None if d.get(k) is None else check_number(d[k], f"'{k}'", NON_NEGATIVE, where=loc)
                          for k in ("latency_ms", "cost"))
         error = d.get("error")
-        return cls(qid, tuple(parse_hit(h, loc or f"question {qid!r}") for h in hits), latency, cost,
-                   None if error is None else str(error))
+        error = None if error is None else str(error)
+        if "calls" in d:
+            if "hits" in d:
+                raise InputError(f"question {qid!r} has both 'hits' and 'calls'", where=loc,
+                                 hint="a multi-call line gives each call's hits inside 'calls' and no 'hits'")
+            return cls.of_calls(qid, parse_calls(d["calls"], loc or f"question {qid!r}"), latency, cost, error)
+        hits = d.get("hits", [])
+        if not isinstance(hits, list):
+            raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
+        return cls(qid, tuple(parse_hit(h, loc or f"question {qid!r}") for h in hits), latency, cost, error)
+
+
+def stage_names(calls: tuple[Call, ...]) -> list[str]:
+    """The stages of a trajectory in the order they first appear (none when no call has one)."""
+    return list(dict.fromkeys(c.stage for c in calls if c.stage is not None))
+
+
+def parse_calls(items: Any, loc: str) -> tuple[Call, ...]:
+    """The ``calls`` of a run line, each checked (InputError naming ``loc`` and the call)."""
+    if not isinstance(items, list) or not items:
+        raise InputError("'calls' must be a non-empty list of calls", where=loc,
+                         hint='write "calls": [{"query": "...", "hits": [...]}, ...], or "hits" for one call')
+    if len(items) > MAX_CALLS:
+        raise InputError(f"{len(items)} calls in one trajectory (at most {MAX_CALLS:,})", where=loc,
+                         hint="split the trajectory, or check the log that wrote it")
+    calls = []
+    for i, item in enumerate(items, 1):
+        what = f"call {i}"
+        if not isinstance(item, Mapping):
+            raise InputError(f"{what} must be an object, got {type(item).__name__}", where=loc,
+                             hint='write each call as {"query": "...", "hits": [...]}')
+        if "hits" not in item:
+            raise InputError(f"{what} has no 'hits'", where=loc,
+                             hint='give every call its hits, "hits": [] when it returned nothing')
+        hits = item["hits"]
+        if not isinstance(hits, list):
+            raise InputError(f"{what}: 'hits' must be a list, got {type(hits).__name__}", where=loc)
+        query, tool, stage = item.get("query"), item.get("tool"), item.get("stage")
+        for name, value in (("query", query), ("tool", tool), ("stage", stage)):
+            if value is not None and (not isinstance(value, str) or (name != "query" and not value)):
+                raise InputError(f"{what}: '{name}' must be a non-empty string, got {value!r}", where=loc)
+        latency, cost = (None if item.get(k) is None else
+                         check_number(item[k], f"{what} '{k}'", NON_NEGATIVE, where=loc)
+                         for k in ("latency_ms", "cost"))
+        calls.append(Call(query, tuple(parse_hit(h, f"{loc}, {what}") for h in hits), latency, cost, tool, stage))
+    staged = [c.stage is not None for c in calls]
+    if any(staged) and not all(staged):
+        missing = staged.index(False) + 1
+        raise InputError(f"call {missing} has no 'stage' while other calls of the trajectory have one", where=loc,
+                         hint='give every call a stage ("first", "rerank", ...) or none')
+    return tuple(calls)
 
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash, file_hash
-from ragauge.data.hits import Hit, QueryResult
+from ragauge.data.hits import Call, Hit, QueryResult, stage_names
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -31,6 +31,10 @@ class Run:
     ``doc_id`` may hold nulls where only a chunk id is known (see ``resolve_doc_ids``).
     ``queries`` lists every query id of the run, including those with no hits. ``length`` holds
     each hit's length in words (NaN where unknown), or is None when no hit has one.
+
+    A multi-call run (``data.hits.Call``) keeps each such question's ``calls`` and, per hit row,
+    ``call``: the 0-based number of the call of the scored trajectory that returned it (None when
+    no question has calls: every question is one call).
     """
 
     qid: pa.Array
@@ -48,6 +52,8 @@ class Run:
     length: np.ndarray | None = None
     start: np.ndarray | None = None
     end: np.ndarray | None = None
+    call: np.ndarray | None = None
+    calls: Mapping[str, tuple[Call, ...]] = field(default_factory=dict)
 
     @property
     def ranked(self) -> pa.Array | Grouping:
@@ -70,8 +76,15 @@ class Run:
         latency: dict[str, float] = {}
         cost: dict[str, float] = {}
         errors: dict[str, str] = {}
+        calls: dict[str, tuple[Call, ...]] = {}
+        call_of: list[int] = []
         for r in results:
             queries.append(r.id)
+            if r.calls:
+                calls[r.id] = r.calls
+                call_of.extend(_call_numbers(r))
+            else:
+                call_of.extend([0] * len(r.hits))
             for h in r.hits:
                 qids.append(r.id)
                 docs.append(h.doc_id)
@@ -90,7 +103,26 @@ class Run:
         return cls(strings(qids), strings(docs), strings(chunks),
                    np.asarray(scores, dtype=np.float64), tuple(queries), latency, cost, errors,
                    dict(meta or {}), source, format, length=None if np.isnan(length).all() else length,
-                   start=None if np.isnan(start).all() else start, end=None if np.isnan(end).all() else end)
+                   start=None if np.isnan(start).all() else start, end=None if np.isnan(end).all() else end,
+                   call=np.asarray(call_of, dtype=np.int64) if calls else None, calls=calls)
+
+    @property
+    def stages(self) -> list[str]:
+        """The stages the run's calls name, in the order they first appear (none: no stages)."""
+        return list(dict.fromkeys(s for calls in self.calls.values() for s in stage_names(calls)))
+
+    def stage(self, name: str) -> Run:
+        """The run as stage ``name`` saw it: each staged question's trajectory of that stage's calls
+        (a question without that stage answers nothing there)."""
+        return Run.from_results([r.stage(name) if r.calls else QueryResult(r.id, error=r.error)
+                                 for r in self.results()], meta=self.meta, source=self.source, format=self.format)
+
+    def num_calls(self, query_ids: Iterable[str]) -> np.ndarray:
+        """Per question: the calls of its scored trajectory (1 for a question answered in one call,
+        0 for one the run does not answer)."""
+        known = set(self.queries)
+        return np.array([_scored_calls(self.calls[q]) if q in self.calls else int(q in known) for q in query_ids],
+                        dtype=np.int64)
 
     @cached_property
     def content_hash(self) -> str:
@@ -132,7 +164,25 @@ class Run:
         starts, ends = ([None] * len(rows) if col is None else [None if math.isnan(x) else int(x) for x in col[rows]]
                         for col in (self.start, self.end))
         hits = tuple(Hit(d, c, s, n, a, b) for d, c, s, n, a, b in zip(docs, chunks, scores, lengths, starts, ends))
+        if qid in self.calls:
+            return QueryResult.of_calls(qid, self.calls[qid], self.latency_ms.get(qid), self.cost.get(qid),
+                                        self.errors.get(qid))
         return QueryResult(qid, hits, self.latency_ms.get(qid), self.cost.get(qid), self.errors.get(qid))
 
     def results(self) -> list[QueryResult]:
         return [self.result(q) for q in self.queries]
+
+
+def _scored(calls: tuple[Call, ...]) -> list[Call]:
+    """The calls whose hits make the scored trajectory: the last stage's, or all."""
+    stages = stage_names(calls)
+    return [c for c in calls if c.stage == stages[-1]] if stages else list(calls)
+
+
+def _scored_calls(calls: tuple[Call, ...]) -> int:
+    return len(_scored(calls))
+
+
+def _call_numbers(result: QueryResult) -> list[int]:
+    """The 0-based number of the scored call each of ``result.hits`` came from."""
+    return [i for i, c in enumerate(_scored(result.calls)) for _ in c.hits]

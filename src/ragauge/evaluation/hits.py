@@ -115,7 +115,8 @@ def ranked_hits(golden: GoldenSet, run: Run, knobs: Knobs) -> Hits:
         docs = matched.docs
     outside = tuple(matched.outside) if matched is not None else ()
     rankings, info = build_rankings(ids, run.ranked, docs, judgements_of(golden, outside), rel_level=RELEVANCE_LEVEL,
-                                    depth=knobs.fetch, duplicates="first", source=run.source, keep_top=knobs.shown)
+                                    depth=knobs.fetch, duplicates="first", source=run.source, keep_top=knobs.shown,
+                                    run_call=run.call, num_calls=None if run.call is None else run.num_calls(ids))
     lengths = run.length
     if knobs.tokenizer is not None and knobs.texts is not None and any(s.budget is not None for s in knobs.specs):
         kept = [run.rows_of(q, knobs.fetch) for q in ids]
@@ -231,6 +232,7 @@ class _Header:
         self.latency: dict[str, float] = {}
         self.cost: dict[str, float] = {}
         self.errors: dict[str, str] = {}
+        self.calls: dict[str, Any] = {}
         self.meta: dict[str, Any] = {}
         self.format = "jsonl"
 
@@ -242,6 +244,7 @@ class _Header:
         self.latency.update(block.latency_ms)
         self.cost.update(block.cost)
         self.errors.update(block.errors)
+        self.calls.update(block.calls)
         self.meta = dict(block.meta)
         self.format = block.format
 
@@ -249,7 +252,7 @@ class _Header:
         queries = sorted(self.queries, key=lambda q: q.encode("utf-8")) if self.regrouped else list(self.queries)
         empty = strings([])
         return Run(empty, empty, empty, np.zeros(0), tuple(queries), self.latency, self.cost, self.errors, self.meta,
-                   str(stream.path), self.format)
+                   str(stream.path), self.format, calls=self.calls)
 
 
 class _Evidence:

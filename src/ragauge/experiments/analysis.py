@@ -75,7 +75,7 @@ def table(plan: SweepPlan, measured: Sequence[Measured], ids: Sequence[str]) -> 
             continue
         for metric in plan.metrics:
             raw.append((i, metric, paired_delta(ref.evaluation.column(metric, ids), m.evaluation.column(metric, ids),
-                                                plan.alpha)))
+                                                plan.alpha, metric)))
     corrected = holm_family([d for _, _, d in raw], plan.alpha)
     deltas: dict[int, dict[str, MetricDelta]] = {}
     for (i, metric, _), d in zip(raw, corrected):
@@ -159,7 +159,7 @@ def holdout_check(plan: SweepPlan, measured: Sequence[Measured], chosen: str, sp
     mine, ref = by_name[chosen], by_name[plan.reference]
     deltas: dict[str, MetricDelta] = {}
     if chosen != plan.reference and held:
-        tests = holm_family([paired_delta(ref.column(m, held), mine.column(m, held), plan.alpha)
+        tests = holm_family([paired_delta(ref.column(m, held), mine.column(m, held), plan.alpha, m)
                              for m in plan.metrics], plan.alpha)
         deltas = dict(zip(plan.metrics, tests))
     report = HoldoutReport(split.rule, len(tune), len(held), chosen,

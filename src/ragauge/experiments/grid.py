@@ -51,7 +51,7 @@ from urllib.parse import urlencode
 from ragauge.core.numbers import COUNT, PROBABILITY, check_number
 from ragauge.errors import InputError
 from ragauge.experiments.halving import DEFAULT_FACTOR, FACTOR
-from ragauge.metrics.spec import MetricSpec, deepest_ndcg, default_metrics, parse_metric, parse_metrics
+from ragauge.metrics.spec import MetricSpec, deepest_ndcg, default_metrics, lower_is_better, parse_metric, parse_metrics
 from ragauge.stats import DEFAULT_ALPHA
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
@@ -332,9 +332,13 @@ def _primary(head: Mapping[str, Any], metrics: tuple[str, ...]) -> str:
         primary = str(parse_metric(str(head["primary"])))
         if primary not in metrics:
             raise _error(f"primary metric {primary} is not among the metrics ({', '.join(metrics)})", "primary")
-        return primary
-    ndcg = deepest_ndcg(metrics)
-    return metrics[0] if "metrics" in head or ndcg is None else ndcg
+    else:
+        ndcg = deepest_ndcg(metrics)
+        primary = metrics[0] if "metrics" in head or ndcg is None else ndcg
+    if lower_is_better(primary):
+        raise _error(f"primary metric {primary} is a count where lower is better: a sweep chooses its winner on a "
+                     "share of the evidence", "primary", hint="set primary to a metric such as ndcg@10 or recall@10")
+    return primary
 
 
 class _KeyedError(InputError):

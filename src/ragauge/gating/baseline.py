@@ -15,10 +15,11 @@ from ragauge._version import __version__
 from ragauge.core.files import append_line, atomic_writer
 from ragauge.core.gitinfo import git
 from ragauge.core.jsonl import dumps, read_json
-from ragauge.core.numbers import COUNT, UNIT, check_number
+from ragauge.core.numbers import COUNT, check_number
 from ragauge.errors import BaselineEdited, InputError, flag
 from ragauge.evaluation.result import Evaluation
 from ragauge.gating.config import GateRules
+from ragauge.metrics.spec import lower_is_better, value_range
 
 BASELINE_VERSION = 1
 
@@ -138,7 +139,7 @@ def _last_line(history: Path) -> dict[str, Any] | None:
 
 def check_record(data: Any, where: str) -> None:
     """InputError naming ``where`` and the field for a baseline record that is not one: another
-    version, a missing key, a wrong type, a metric value outside [0, 1], a bad rank or count."""
+    version, a missing key, a wrong type, a metric value outside its range, a bad rank or count."""
     if not isinstance(data, dict) or data.get("ragauge_baseline") != BASELINE_VERSION:
         raise InputError("not a ragauge baseline file", where=where,
                          hint="a baseline is written by: ragauge baseline update ...")
@@ -156,7 +157,7 @@ def check_record(data: Any, where: str) -> None:
         for name, value in table.items():
             if name == "first_relevant_rank" and value is None:
                 continue
-            allowed = COUNT if name in ("first_relevant_rank", "n") else UNIT  # every metric is in [0, 1]
+            allowed = COUNT if name in ("first_relevant_rank", "n") else value_range(name)
             check_number(value, f"baseline value {what}.{name}", allowed, where=where, hint=hint)
 
     need("golden_hash", str)
@@ -210,7 +211,7 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
             new = evaluation.summary.get(m)
             if new is None:
                 drops[m] = {"from": old, "to": None, "diff": None, "removed": True}
-            elif not math.isfinite(new) or new < old - 1e-12:
+            elif not math.isfinite(new) or (new > old + 1e-12 if lower_is_better(m) else new < old - 1e-12):
                 drops[m] = {"from": old, "to": new if math.isfinite(new) else None,
                             "diff": new - old if math.isfinite(new) else None}
         if drops and not accept_drop:

@@ -16,8 +16,9 @@ from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.tags import group_by_tag, mean_of
 from ragauge.gating.baseline import Baseline
 from ragauge.gating.config import GateRules
+from ragauge.metrics.spec import lower_is_better
 from ragauge.stats.holm import holm
-from ragauge.stats.paired import EPS, METHOD, PairedTest, one_sided_p, paired_test
+from ragauge.stats.paired import EPS, METHOD, PairedTest, count_scale, one_sided_p, paired_test
 from ragauge.stats.power import (
     DEFAULT_POWER,
     Differences,
@@ -106,7 +107,9 @@ class _Tested:
 
 def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
                  rules: GateRules) -> RuleOutcome | _Tested:
-    rule = _RULE_TEXT[rules.fail_if].format(m=m, allowed=allowed)
+    lower = lower_is_better(m)  # a count of calls: a rise is the regression
+    sign = -1.0 if lower else 1.0
+    rule = (_RULE_TEXT_LOWER if lower else _RULE_TEXT)[rules.fail_if].format(m=m, allowed=allowed)
     if m not in base.metrics:
         return RuleOutcome("metric", rule, False, f"{m} is not in the baseline",
                            [{"hint": "gate only the metrics the baseline holds, or re-baseline with them: "
@@ -117,19 +120,22 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
                                                   "(no answerable question)")
     stored = base.queries
     paired = [(qid, stored[qid][m], value) for qid, value in zip(ids, _values(ev, m, ids)) if m in stored.get(qid, {})]
-    worse = sorted((new_v - old_v, qid, old_v, new_v) for qid, old_v, new_v in paired if new_v < old_v - EPS)
-    questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": d} for d, qid, old_v, new_v in worse[:SHOWN]]
+    worse = sorted((sign * (new_v - old_v), qid, old_v, new_v) for qid, old_v, new_v in paired
+                   if sign * (new_v - old_v) < -EPS)
+    questions = [{"id": qid, "baseline": old_v, "now": new_v, "diff": new_v - old_v}
+                 for _, qid, old_v, new_v in worse[:SHOWN]]
     if len(worse) > SHOWN:
         questions.append({"more": len(worse) - SHOWN})
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
-    dropped = old - new > allowed + EPS
+    dropped = sign * (old - new) > allowed + EPS
     if not rules.tests:
         return RuleOutcome("metric", rule, not dropped, message, questions if dropped else [])
     if not paired:  # a test on no pairs could only say "not significant": never a pass
         return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values for the "
                            "paired test this rule needs", [{"hint": "re-baseline: ragauge baseline update ..."}])
-    test = paired_test(np.array([o for _, o, _ in paired]), np.array([n for _, _, n in paired]),
-                       confidence=1.0 - rules.alpha)
+    olds, news = np.array([o for _, o, _ in paired]), np.array([n for _, _, n in paired])
+    scale = count_scale(olds, news) if lower else 1.0  # the test reads quality: a count negated
+    test = paired_test(sign * olds, sign * news, confidence=1.0 - rules.alpha, scale=scale)
     if rules.fail_if == "not_shown_no_worse":
         p = one_sided_p(test, -allowed, "greater", rules.alpha)
     else:
@@ -143,6 +149,15 @@ _RULE_TEXT = {
     "drop_and_significant": "{m} may not drop significantly and by more than {allowed:.4f} below the baseline",
     "not_shown_no_worse": "{m} must be shown to be no worse than {allowed:.4f} below the baseline",
 }
+
+
+_RULE_TEXT_LOWER = {
+    "drop": "{m} may rise at most {allowed:.4f} above the baseline",
+    "significant": "{m} must not rise significantly above the baseline",
+    "drop_and_significant": "{m} may not rise significantly and by more than {allowed:.4f} above the baseline",
+    "not_shown_no_worse": "{m} must be shown to be no higher than {allowed:.4f} above the baseline",
+}
+"""The rules' words for a metric where lower is better (``metrics.spec.lower_is_better``)."""
 
 
 def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[RuleOutcome]:
@@ -197,15 +212,18 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
     stored = [row[m] for row in base.queries.values() if m in row]
     values = np.array(stored) if stored else ev.column(m)
     n = len(values)
+    scale = count_scale(values) if lower_is_better(m) else 1.0  # a count: its model on [0, 1]
+    values, allowed_raw, allowed = values / scale, allowed, allowed / scale
     model = Differences.best(n, None, values, rules.correlation)
     mde = minimum_detectable_effect(model, n, rules.alpha)
+    mde = None if mde is None else mde * scale
     out: dict[str, Any] = {"metric": m, "n": n, "sd_diff": model.sd, "mde": mde, "warning": None}
     questions = f"{n} question{'s' if n != 1 else ''}"
     shown = "no change is detectable" if mde is None else f"the smallest change it detects (80% power) is ±{mde:.4f}"
     detect = required_questions(model, allowed, rules.alpha) if allowed > 0 else None
     out["needed_to_detect"] = detect  # the figure 'ragauge power --effect ALLOWED' gives for the same run
-    needs = (f"; detecting a change of {allowed:.4f} with 80% power needs "
-             f"{f'{detect:,}' if detect else 'more than 100,000'} questions (as ragauge power --effect {allowed:g} "
+    needs = (f"; detecting a change of {allowed_raw:.4f} with 80% power needs "
+             f"{f'{detect:,}' if detect else 'more than 100,000'} questions (as ragauge power --effect {allowed_raw:g} "
              "says)") if allowed > 0 else ""
     if rules.fail_if == "drop":
         chance = noise_exceedance(allowed, model, n)
@@ -213,9 +231,9 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
         if chance > rules.alpha:
             needed = questions_for_allowance(allowed, model, rules.alpha)
             out["warning"] = (
-                f"{LOUD}{m}: with {questions} a change of equal quality drops it by more than {allowed:.4f} in "
+                f"{LOUD}{m}: with {questions} a change of equal quality drops it by more than {allowed_raw:.4f} in "
                 f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
-                f"{noise_allowance(model, n, rules.alpha):.4f}, grow the golden set to "
+                f"{noise_allowance(model, n, rules.alpha) * scale:.4f}, grow the golden set to "
                 f"{needed if needed else 'more than 100,000'} questions, or set fail_if = "
                 f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown}{needs})")
     elif mde is None and rules.fail_if != "not_shown_no_worse":
@@ -228,20 +246,21 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
         if chance < DEFAULT_POWER:
             what = ("catches a true drop of" if test == "drop" else
                     "shows an unchanged run no worse than the margin of")
-            out["warning"] = (f"{LOUD}{m}: with {questions} this rule {what} {allowed:.4f} in only {chance:.0%} of "
+            out["warning"] = (f"{LOUD}{m}: with {questions} this rule {what} {allowed_raw:.4f} in only {chance:.0%} of "
                               f"runs ({shown}); allow more, or add questions")
     return out
 
 
 def _floor_rule(tag: str, m: str, floor: float, ev: Evaluation, ids: Sequence[str], rows: list[int]) -> RuleOutcome:
     """The tag floor over the rows numbered ``rows`` (the tag's questions), read from the columns."""
-    rule = f"tag {tag!r}: {m} must stay >= {floor:.4f}"
+    lower = lower_is_better(m)  # a count of calls: the floor is a ceiling
+    rule = f"tag {tag!r}: {m} must stay {'<=' if lower else '>='} {floor:.4f}"
     if not rows:
         return RuleOutcome("tag_floor", rule, False, f"no answerable question has tag {tag!r}")
     values, ranks = _values(ev, m, ids), ev.first_ranks.tolist()
     value = mean_of([values[i] for i in rows])
-    failed = value < floor - EPS
-    ordered = sorted(rows, key=lambda i: (values[i], ids[i]))
+    failed = value > floor + EPS if lower else value < floor - EPS
+    ordered = sorted(rows, key=lambda i: (-values[i] if lower else values[i], ids[i]))
     questions: list[dict[str, Any]] = [{"id": ids[i], "now": values[i], "first_relevant_rank": ranks[i] or None}
                                        for i in ordered[:SHOWN]]
     if len(ordered) > SHOWN:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.config import key_line, read_table
-from ragauge.core.numbers import CORRELATION, COUNT, PROBABILITY, UNIT, Range, check_number
+from ragauge.core.numbers import CORRELATION, COUNT, PROBABILITY, Range, check_number
 from ragauge.errors import InputError
-from ragauge.metrics.spec import DEFAULT_K, parse_metric
+from ragauge.metrics.spec import DEFAULT_K, parse_metric, value_range
 from ragauge.stats import DEFAULT_ALPHA, DEFAULT_CORRELATION
 
 DEFAULT_METRICS = ("hit@5", "recall@5", "mrr", "ndcg@5")
@@ -150,7 +150,7 @@ def load_rules(path: Path | None) -> GateRules:
     if not isinstance(metrics_raw, dict):
         raise InputError("'gate.metrics' must map metric specs to allowed drops", where=where,
                          hint='metrics = { "ndcg@10" = 0.02 }')
-    metrics = {str(parse_metric(m)): _number(v, f"allowed drop of {m}", UNIT, path, m)
+    metrics = {str(parse_metric(m)): _number(v, f"allowed drop of {m}", value_range(str(parse_metric(m))), path, m)
                for m, v in metrics_raw.items()}
     floors: dict[str, dict[str, float]] = {}
     tag_floors = gate.get("tag_floors", {})
@@ -160,7 +160,8 @@ def load_rules(path: Path | None) -> GateRules:
     for tag, rules in tag_floors.items():
         if not isinstance(rules, dict):
             raise InputError(f"tag_floors.{tag} must map metric specs to minimums", where=key_line(path, tag))
-        floors[tag] = {str(parse_metric(m)): _number(v, f"floor of {tag}/{m}", UNIT, path, m) for m, v in rules.items()}
+        floors[tag] = {str(parse_metric(m)): _number(v, f"floor of {tag}/{m}", value_range(str(parse_metric(m))),
+                                                     path, m) for m, v in rules.items()}
     critical = gate.get("critical", [])
     if not isinstance(critical, list) or not all(isinstance(c, str) for c in critical):
         raise InputError("'gate.critical' must be a list of question ids", where=key_line(path, "critical"))

@@ -69,6 +69,8 @@ def build_rankings(
     source: str | None = None,
     keep_top: int = 0,
     fingerprints: Callable[[], np.ndarray] | None = None,
+    run_call: np.ndarray | None = None,
+    num_calls: np.ndarray | None = None,
 ) -> tuple[Rankings, BuildInfo]:
     """Rankings for ``query_ids`` (in that order) from a run's rows.
 
@@ -80,6 +82,9 @@ def build_rankings(
     the run get an empty ranking; judgements of other queries are ignored. ``keep_top`` records
     the source rows of each query's first documents (for reports). ``fingerprints`` gives
     ``hash64(run_doc)`` when the caller computes it already (say, in a thread of its own).
+    A multi-call run gives ``run_call`` (each row's 0-based call in its question's trajectory) and
+    ``num_calls`` (per query in ``query_ids``): each ranked document keeps the call of its first
+    occurrence (``Rankings.calls``).
 
     Work is on ranked positions: when the grouping keeps each query's rows in one block, the
     positions are the run's own rows and nothing of size "all hits" is copied.
@@ -134,12 +139,14 @@ def build_rankings(
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
     kept = lengths - folded
-    qi, rank, grades, masks = _graded_ranks(judged, keys, segments, removed)
+    qi, rank, grades, masks, rows = _graded_ranks(judged, keys, segments, removed)
     by_rank = np.lexsort((rank, qi))
     qi, rank, grades = qi[by_rank], rank[by_rank], grades[by_rank]
     offsets = np.concatenate([[0], np.cumsum(np.bincount(qi, minlength=nq))]).astype(np.int64)
+    calls = None if run_call is None else np.asarray(run_call, dtype=np.int64)[rows[by_rank]]
     rankings = Rankings(offsets, rank, grades, kept, keys.num_rel, keys.ideal_offsets, keys.ideal_gains, rel_level,
-                        masks=None if masks is None else masks[by_rank], num_groups=keys.num_groups)
+                        masks=None if masks is None else masks[by_rank], num_groups=keys.num_groups,
+                        calls=calls, num_calls=None if num_calls is None else np.asarray(num_calls, dtype=np.int64))
 
     top_positions, top_offsets = _top(segments, kept, folded, removed, keep_top)
     top_rows = base[top_positions] if base is not None else grouping.rows_at(top_positions)
@@ -214,11 +221,12 @@ class _JudgementKeys:
 
 @dataclass(frozen=True)
 class _Judged:
-    """Ranked hits whose document is judged for some query: position, query, doc code."""
+    """Ranked hits whose document is judged for some query: position, query, doc code, run row."""
 
     positions: np.ndarray
     qi: np.ndarray
     code: np.ndarray
+    rows: np.ndarray
 
 
 def _judged_positions(
@@ -227,7 +235,7 @@ def _judged_positions(
 ) -> _Judged:
     empty = np.zeros(0, dtype=np.int64)
     if len(keys.keys) == 0 or len(run_doc) == 0:
-        return _Judged(empty, empty, empty)
+        return _Judged(empty, empty, empty, empty)
     code = _codes(run_doc, keys.vocab)  # per run row
     rows = np.flatnonzero(code >= 0)
     if base is None:
@@ -239,22 +247,22 @@ def _judged_positions(
     qi = segments.of(positions)
     inside = qi >= 0
     rows = rows[inside]
-    return _Judged(positions[inside], qi[inside], code[rows])
+    return _Judged(positions[inside], qi[inside], code[rows], rows)
 
 
 def _graded_ranks(
     judged: _Judged, keys: _JudgementKeys, segments: _Segments, removed: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Query index, 0-based rank (after folding ``removed``), grade and evidence mask of every
-    judged ranked document."""
-    positions, qi, code = judged.positions, judged.qi, judged.code
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Query index, 0-based rank (after folding ``removed``), grade, evidence mask and run row of
+    every judged ranked document."""
+    positions, qi, code, rows = judged.positions, judged.qi, judged.code, judged.rows
     rank = positions - segments.start[qi]
     if len(removed):
         before, dropped = find_sorted(removed, positions)
         rank = rank - (before - np.searchsorted(removed, segments.start[qi]))
-        qi, rank, code = qi[~dropped], rank[~dropped], code[~dropped]
+        qi, rank, code, rows = qi[~dropped], rank[~dropped], code[~dropped], rows[~dropped]
     hit, grades, masks = keys.lookup(qi, code)
-    return qi[hit], rank[hit], grades, masks
+    return qi[hit], rank[hit], grades, masks, rows[hit]
 
 
 def _top(

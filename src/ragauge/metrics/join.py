@@ -44,6 +44,10 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
     raw_lengths, folded = info.raw_lengths.copy(), info.folded.copy()
     qi, pos, grades = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0, np.float64)]
     masks: list[np.ndarray] = [np.zeros(0, np.uint64)]
+    calls: list[np.ndarray] = [np.zeros(0, np.int64)]
+    num_calls = None if rankings.num_calls is None else rankings.num_calls.copy()
+    if num_calls is None and any(part.rankings.num_calls is not None for part in parts):
+        num_calls = np.zeros(n, dtype=np.int64)  # each part says its questions' calls
     top_start = np.zeros(n, dtype=np.int64)
     top_count = np.zeros(n, dtype=np.int64)
     top_base = np.cumsum([0] + [len(part.info.top_rows) for part in parts])
@@ -64,13 +68,20 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
         grades.append(part.rankings.grades[entries])
         if part.rankings.masks is not None:
             masks.append(part.rankings.masks[entries])
+        if num_calls is not None:
+            part_calls = part.rankings.calls
+            calls.append(np.zeros(int(entries.sum()), np.int64) if part_calls is None else part_calls[entries])
+            part_num = part.rankings.num_calls
+            num_calls[at] = (part_num[mine_rows] if part_num is not None else
+                             part.info.present[mine_rows].astype(np.int64))
     all_qi, all_pos, all_grades = np.concatenate(qi), np.concatenate(pos), np.concatenate(grades)
     order = np.lexsort((all_pos, all_qi))
     offsets = np.concatenate([[0], np.cumsum(np.bincount(all_qi, minlength=n))]).astype(np.int64)
     grouped = rankings.num_groups is not None  # the judgements (the base's) say whether groups exist
     joined = Rankings(offsets, all_pos[order], all_grades[order], lengths, rankings.num_rel,
                       rankings.ideal_offsets, rankings.ideal_gains, rankings.rel_level,
-                      np.concatenate(masks)[order] if grouped else None, rankings.num_groups)
+                      np.concatenate(masks)[order] if grouped else None, rankings.num_groups,
+                      None if num_calls is None else np.concatenate(calls)[order], num_calls)
     top_rows = ragged_arange(top_start, top_count)
     top_offsets = np.concatenate([[0], np.cumsum(top_count)]).astype(np.int64)
     return joined, BuildInfo(present, raw_lengths, folded, run_queries, top_offsets, top_rows)

@@ -25,6 +25,9 @@ class Rankings:
     ``masks`` (per entry) and ``num_groups`` (per query) describe the questions that need evidence
     groups: bit i of an entry's mask says its document provides group i, and ``num_groups`` is 0
     for a plain question; both None when no question has groups.
+    ``calls`` (per entry) is the 0-based call of a multi-call trajectory that first returned the
+    document, and ``num_calls`` (per query) the calls of each trajectory; both None when every
+    question is one call (``metrics.trajectory``).
     """
 
     offsets: np.ndarray
@@ -37,6 +40,8 @@ class Rankings:
     rel_level: float = 1.0
     masks: np.ndarray | None = None
     num_groups: np.ndarray | None = None
+    calls: np.ndarray | None = None
+    num_calls: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -109,7 +114,7 @@ class Rankings:
         counts = np.diff(self.offsets)
         pos = np.arange(len(self.pos), dtype=np.int64) - np.repeat(self.offsets[:-1], counts)
         return Rankings(self.offsets, pos, self.grades, counts.astype(np.int64), self.num_rel, self.ideal_offsets,
-                        self.ideal_gains, self.rel_level, self.masks, self.num_groups)
+                        self.ideal_gains, self.rel_level, self.masks, self.num_groups, self.calls, self.num_calls)
 
     def sum_by_query(self, values: np.ndarray, k: int | None) -> np.ndarray:
         """Per query: sum of a per-entry array over the entries ranked within the first ``k``."""

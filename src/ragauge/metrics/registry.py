@@ -24,6 +24,7 @@ from ragauge.metrics.rankings import Rankings
 from ragauge.metrics.recall import recall
 from ragauge.metrics.rprec import r_precision
 from ragauge.metrics.rr import reciprocal_rank
+from ragauge.metrics.trajectory import calls, calls_to_complete, calls_to_evidence, wasted_calls
 
 Kernel = Callable[[Rankings, "int | None"], np.ndarray]
 BudgetKernel = Callable[[Rankings, np.ndarray], np.ndarray]
@@ -35,7 +36,11 @@ class MetricFamily:
     (``trec_eval``), the trec_eval measures computed with its kernel (``trec_measures``) and whether
     it describes the ranking as retrieved even when unjudged documents are left out of the lists
     that the other metrics score (``as_retrieved``). ``budget_kernel``, when set, computes the
-    token-budget form ``name@Nt`` from each question's budget cutoff (``metrics.budget``)."""
+    token-budget form ``name@Nt`` from each question's budget cutoff (``metrics.budget``).
+
+    ``lower_is_better`` marks a count (the trajectory metrics: calls made, ``metrics.trajectory``)
+    whose values are whole numbers >= 0 rather than shares in [0, 1], where a rise is a regression;
+    comparisons and gates read both (``scale``)."""
 
     name: str
     kernel: Kernel
@@ -46,6 +51,7 @@ class MetricFamily:
     trec_measures: tuple[str, ...] = ()
     as_retrieved: bool = False
     budget_kernel: BudgetKernel | None = None
+    lower_is_better: bool = False
 
     @property
     def doc(self) -> str:
@@ -80,6 +86,19 @@ METRICS: dict[str, MetricFamily] = {
         MetricFamily("complete", complete, "required", "every evidence group provided in the top k (0 or 1)",
                      "1 if every group is provided by rel ∩ top k else 0", "none",
                      budget_kernel=complete_within_budget),
+        MetricFamily("calls", calls, "none", "calls of the question's trajectory (lower is better)",
+                     "number of calls (1 for a one-call answer)", "none", lower_is_better=True),
+        MetricFamily("calls_to_evidence", calls_to_evidence, "none",
+                     "calls until the first relevant document came back (lower is better)",
+                     "number of the first call returning a relevant document (calls + 1 if none did)", "none",
+                     lower_is_better=True),
+        MetricFamily("calls_to_complete", calls_to_complete, "none",
+                     "calls until every evidence group had come back (lower is better)",
+                     "number of the call after which every group is provided (calls + 1 if never)", "none",
+                     lower_is_better=True),
+        MetricFamily("wasted_calls", wasted_calls, "none",
+                     "calls that brought back no new relevant document (lower is better)",
+                     "\\|{calls adding no relevant document not seen before}\\|", "none", lower_is_better=True),
         MetricFamily("judged", judged, "optional", "share of the top k that the golden set labels (any grade)",
                      "\\|labelled ∩ top k\\| / min(k, retrieved)", "none (ir_measures Judged@k)", as_retrieved=True),
     )

@@ -6,8 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragauge.errors import InputError
+
+if TYPE_CHECKING:
+    from ragauge.core.numbers import Range
 
 _CUTOFF = re.compile(r"[0-9]{1,12}")  # ASCII digits only: "²".isdigit() is True, int("²") fails
 _BUDGET = re.compile(r"([0-9]{1,12})[tT]")
@@ -120,3 +124,20 @@ def deepest_ndcg(metrics: Sequence[str]) -> str | None:
         if spec.name == "ndcg":
             found.append((spec.k or 0, metric))
     return max(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def lower_is_better(metric: str) -> bool:
+    """Whether a rise of ``metric`` (a spec's text) is a regression: the counts of
+    ``metrics.trajectory`` (calls made). Every other metric is a share in [0, 1], higher better."""
+    return bool(getattr(parse_metric(metric).family, "lower_is_better", False))
+
+
+def value_range(metric: str) -> Range:
+    """The values ``metric`` (a spec's text) can take per question and as a mean: [0, 1] for a share,
+    [0, inf) for a count of calls (``lower_is_better``). An unknown name gets [0, 1]."""
+    from ragauge.core.numbers import NON_NEGATIVE, UNIT
+
+    try:
+        return NON_NEGATIVE if lower_is_better(metric) else UNIT
+    except InputError:
+        return UNIT

@@ -17,6 +17,11 @@ from the questions you care about (nothing about the shape of the differences).
   gambler at level alpha and agree with the one-sided bounds.
 
 Differences within 1e-12 of 0 count as 0 (a question that did not change).
+
+A count (the trajectory metrics: calls made) is not a share in [0, 1]: its comparison passes
+``scale``, the largest value the two runs hold, and the test runs on the differences divided by it
+(in [-1, 1]), its interval and bounds scaled back. That bound is read from the data, so for counts
+the guarantee holds for questions whose values do not exceed it (the output names the scale).
 """
 
 from __future__ import annotations
@@ -54,23 +59,31 @@ class PairedTest:
     tied: int
     sd_diff: float
     differences: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
+    scale: float = 1.0
+    """The differences lie in [-scale, scale]: 1 for a share, the largest value for a count."""
 
     @property
     def changed(self) -> int:
         return self.better + self.worse
 
 
-def differences(base: np.ndarray, new: np.ndarray) -> np.ndarray:
+def differences(base: np.ndarray, new: np.ndarray, scale: float = 1.0) -> np.ndarray:
     """new - base per question, with rounding noise (|d| <= 1e-12) set to 0 and every value
-    clipped to [-1, 1] (a metric's range)."""
+    clipped to [-scale, scale] (a metric's range)."""
     d = np.asarray(new, dtype=np.float64) - np.asarray(base, dtype=np.float64)
     d[np.abs(d) <= EPS] = 0.0
-    return np.asarray(np.clip(d, -1.0, 1.0))
+    return np.asarray(np.clip(d, -scale, scale))
 
 
-def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> PairedTest:
-    """The betting test and interval of the mean difference. With no questions the interval is
-    (nan, nan) and p = 1; with one, the interval is what one question can show (wide)."""
+def count_scale(*values: np.ndarray) -> float:
+    """The scale of a count's differences: its largest value in ``values`` (at least 1)."""
+    return float(max([1.0] + [float(np.max(v)) for v in values if len(v)]))
+
+
+def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95, scale: float = 1.0) -> PairedTest:
+    """The betting test and interval of the mean difference, the values lying in [0, ``scale``].
+    With no questions the interval is (nan, nan) and p = 1; with one, the interval is what one
+    question can show (wide)."""
     base = np.asarray(base, dtype=np.float64)
     new = np.asarray(new, dtype=np.float64)
     missing = int(np.isnan(base).sum() + np.isnan(new).sum())
@@ -79,18 +92,18 @@ def paired_test(base: np.ndarray, new: np.ndarray, confidence: float = 0.95) -> 
 
         raise InputError(f"{missing} value(s) to compare are missing (NaN): no test can use them",
                          hint="compare results scored on the same metrics for every question")
-    d = differences(base, new)
+    d = differences(base, new, scale)
     n = len(d)
     better, worse = int((d > EPS).sum()), int((d < -EPS).sum())
     nan = math.nan
     if n == 0:
-        return PairedTest(METHOD, 0, nan, nan, nan, (nan, nan), confidence, 1.0, 0, 0, 0, nan, d)
+        return PairedTest(METHOD, 0, nan, nan, nan, (nan, nan), confidence, 1.0, 0, 0, 0, nan, d, scale)
     alpha = 1.0 - confidence
-    ci = betting.interval(d, -1.0, 1.0, confidence)
-    p = betting.p_value(d, -1.0, 1.0, 0.0, alpha)
+    lo, hi = betting.interval(d / scale, -1.0, 1.0, confidence)
+    p = betting.p_value(d / scale, -1.0, 1.0, 0.0, alpha)
     sd = float(d.std(ddof=1)) if n > 1 else nan
-    return PairedTest(METHOD, n, float(base.mean()), float(new.mean()), float(d.mean()), ci, confidence, p, better,
-                      worse, n - better - worse, sd, d)
+    return PairedTest(METHOD, n, float(base.mean()), float(new.mean()), float(d.mean()), (lo * scale, hi * scale),
+                      confidence, p, better, worse, n - better - worse, sd, d, scale)
 
 
 def one_sided_p(test: PairedTest, null: float, alternative: Literal["less", "greater"],
@@ -102,14 +115,14 @@ def one_sided_p(test: PairedTest, null: float, alternative: Literal["less", "gre
     if test.n == 0:
         return 1.0
     level = 1.0 - test.confidence if alpha is None else alpha
-    return betting.p_value(test.differences, -1.0, 1.0, null, level, alternative)
+    return betting.p_value(test.differences / test.scale, -1.0, 1.0, null / test.scale, level, alternative)
 
 
 def one_sided_bound(test: PairedTest, side: Literal["lower", "upper"], alpha: float) -> float:
     """The one-sided (1 - alpha) lower or upper confidence bound of the mean difference."""
     if side == "lower":
-        return betting.lower_bound(test.differences, -1.0, 1.0, alpha)
-    return betting.upper_bound(test.differences, -1.0, 1.0, alpha)
+        return betting.lower_bound(test.differences / test.scale, -1.0, 1.0, alpha) * test.scale
+    return betting.upper_bound(test.differences / test.scale, -1.0, 1.0, alpha) * test.scale
 
 
 def smallest_exact_p(changed: int) -> float:
