@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ragauge.comparison.result import Comparison, MetricDelta
     from ragauge.comparison.sequential import SequentialComparison, compare_sequential
     from ragauge.curation.agreement import JudgeStats, judge_stats
+    from ragauge.curation.assess import AssessReport, assess_golden
     from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
     from ragauge.curation.grow import add_from_log
     from ragauge.curation.importing import ImportResult, import_golden
@@ -129,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "judge_pool": "ragauge.api.golden", "merge_judgements": "ragauge.api.golden",
     "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.api.golden",
     "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.api.files",
+    "assess_golden": "ragauge.api.golden", "AssessReport": "ragauge.curation.assess",
     "History": "ragauge.history.history", "init_project": "ragauge.api.tools",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
@@ -153,7 +155,7 @@ __all__ = [
     "run_retriever", "scrub_golden", "trec_eval", "update_baseline", "validate_golden", "write_golden", "write_pool",
     "write_run_jsonl",
     "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
-    "merge_candidates", "log_mlflow",
+    "merge_candidates", "log_mlflow", "assess_golden", "AssessReport",
 ]
 
 

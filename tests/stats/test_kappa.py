@@ -55,3 +55,23 @@ def test_agrees_with_scikit_learn(pairs: list[tuple[int, int]]) -> None:
         assert k.value is None
     else:
         assert k.value == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2, 3]), st.sampled_from([0, 1, 2, 3])), min_size=1, max_size=50))
+def test_weighted_kappa_is_sklearns_linear(pairs: list[tuple[int, int]]) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    from ragauge.stats.kappa import weighted_kappa
+
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    k = weighted_kappa(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = cohen_kappa_score(a, b, weights="linear")
+    if k.value is None:
+        assert len(set(a) | set(b)) == 1 and "same label" in (k.reason or "")
+    else:
+        assert k.value == pytest.approx(reference, abs=1e-9)
+    if len(set(a) | set(b)) <= 2 and k.value is not None:
+        assert k.value == pytest.approx(cohen_kappa(a, b).value)

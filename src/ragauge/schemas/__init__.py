@@ -1,7 +1,7 @@
 """JSON Schemas (draft 2020-12) of every file format ragauge reads or writes, shipped with the package.
 
 ``schema("golden")`` is the schema of one golden-set line; JSON Lines formats (golden, candidates,
-run, corpus, answers, judgements, pool, baseline-history) have a schema per line, JSON formats
+run, corpus, answers, judgements, autolabels, pool, baseline-history) have a schema per line, JSON formats
 (result, baseline, sweep) per document, and TOML formats (config: ``ragauge.toml``; sweep-config: a
 sweep file) per parsed document. Each file is ``ragauge/schemas/<name>.schema.json`` with ``$id``
 ``https://ragauge.dev/schemas/<name>.schema.json``. A schema holds the shape of a file; what spans
@@ -17,7 +17,7 @@ from typing import Any
 from ragauge.errors import InputError
 
 NAMES = ("golden", "candidates", "run", "corpus", "answers", "result", "baseline", "baseline-history", "pool",
-         "judgements", "sweep", "sweep-config", "config")
+         "judgements", "autolabels", "sweep", "sweep-config", "config")
 """Every schema, by the name ``schema`` takes."""
 
 

@@ -44,3 +44,35 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> Kappa:
     if expected >= 1.0:
         return Kappa(n, observed, None, f"both gave every item the same label ({next(iter(count_a))!r})")
     return Kappa(n, observed, (observed - expected) / (1.0 - expected))
+
+
+def weighted_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[float] | None = None) -> Kappa:
+    """Cohen's kappa with linear weights for ordered grades (``sklearn.metrics.cohen_kappa_score`` with
+    ``weights="linear"``): with the categories c_0 < ... < c_{L-1} (``categories``, default every grade
+    either annotator gave) and w_ij = |i - j| / (L - 1), kappa_w = 1 - sum w_ij O_ij / sum w_ij E_ij,
+    O the observed and E the chance (product of the margins) shares of items graded c_i by ``a`` and
+    c_j by ``b``. With two categories it is :func:`cohen_kappa`. Undefined (None and the reason) with
+    no item or when sum w E = 0 (both gave every item one and the same grade)."""
+    import numpy as np
+
+    if len(a) != len(b):
+        raise ValueError(f"the two annotators label {len(a)} and {len(b)} items: one label each per item")
+    n = len(a)
+    if n == 0:
+        return Kappa(0, None, None, "no item judged by both")
+    levels = sorted(set(a) | set(b)) if categories is None else sorted(categories)
+    index = {c: i for i, c in enumerate(levels)}
+    x = np.array([index[v] for v in a])
+    y = np.array([index[v] for v in b])
+    size = len(levels)
+    observed = np.zeros((size, size))
+    np.add.at(observed, (x, y), 1.0)
+    observed /= n
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    grid = np.arange(size)
+    weights = np.abs(grid[:, None] - grid[None, :]) / max(size - 1, 1)
+    agreement = float(np.trace(observed))
+    chance = float((weights * expected).sum())
+    if chance <= 0.0:
+        return Kappa(n, agreement, None, f"both gave every item the same label ({a[0]!r})")
+    return Kappa(n, agreement, 1.0 - float((weights * observed).sum()) / chance)

@@ -1,0 +1,63 @@
+"""``ragauge golden assess``: automatic labels for the runs' top k; ``ragauge golden agreement``: the
+assessor's audit against the human labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ragauge.api.defaults import DEFAULT_DEPTH
+from ragauge.api.golden import ASSESS_KEY_ENV
+
+
+@click.command("assess")
+@click.argument("golden", type=click.Path(path_type=Path))
+@click.option("--run", "runs", type=click.Path(path_type=Path), multiple=True, required=True,
+              help="A run whose top k to assess (repeatable).")
+@click.option("--corpus", type=click.Path(path_type=Path), required=True,
+              help="Corpus with the documents' texts (JSONL, BEIR corpus.jsonl(.gz) or a folder).")
+@click.option("--assessor", required=True,
+              help="minilm (bundled, offline), cross-encoder:DIR (a local ONNX cross-encoder), llm:URL (an "
+                   "OpenAI-compatible chat endpoint, with --model) or python:module:function.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Automatic labels JSONL to write (a re-run resumes from it).")
+@click.option("-k", "--k", "k", type=int, help=f"Documents of each run's top to assess [default: {DEFAULT_DEPTH}].")
+@click.option("--model", help="The model an llm: assessor's endpoint runs.")
+@click.option("--api-key-env", help=f"Environment variable holding an llm: endpoint's key [default: {ASSESS_KEY_ENV}] "
+                                    "(never written anywhere).")
+@click.option("--timeout", type=float, help="Seconds per llm: call.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="The summary's format [default: text].")
+def assess_command(golden: Path, runs: tuple[Path, ...], corpus: Path, assessor: str, output: Path, k: int | None,
+                   model: str | None, api_key_env: str | None, timeout: float | None, fmt: str | None) -> None:
+    """Grade every (question, document) pair in the runs' top k with an automatic assessor.
+
+    Human-labelled questions are assessed too: the scores are calibrated to grades on them (the
+    cutoffs that maximise weighted kappa with the human grades) and 'golden agreement' audits the
+    assessor there. A line with "relevant": null is an unlabelled question. Each label records its
+    assessor (NAME@VERSION), raw score and calibration; scores are cached by the hash of (assessor,
+    prompt, question, document), so a re-run with the same -o scores only what is missing. The
+    llm: assessor asks an UMBRELA-style prompt (grades 0-3), one pair per call; its key is read
+    from the environment only.
+
+    \b
+    Examples:
+      ragauge golden assess golden.jsonl --run bm25.run.jsonl --corpus corpus.jsonl --assessor minilm -o auto.jsonl
+      ragauge golden assess golden.jsonl --run a.jsonl --run b.jsonl --corpus corpus.jsonl \\
+          --assessor llm:http://localhost:8080/v1 --model qwen2.5-7b-instruct -o auto.jsonl
+    """
+    from ragauge.api.golden import assess_golden
+    from ragauge.core.escape import terminal
+    from ragauge.core.jsonl import dumps
+
+    options: dict[str, Any] = {"model": model, "timeout": timeout}
+    if k is not None:
+        options["k"] = k
+    if api_key_env is not None:
+        options["api_key_env"] = api_key_env
+    report = assess_golden(golden, list(runs), corpus, assessor, output, **options)
+    if fmt == "json":
+        click.echo(dumps(report.to_dict(), indent=2))
+    for line in report.lines():
+        click.echo(terminal(line), err=True)
