@@ -82,11 +82,16 @@ GOLDEN = near(
                            st.dictionaries(st.sampled_from(["d1", "d2"]), st.sampled_from([1, 2, 0.5, -1, 0])))},
     {"id": ["", 3, None, True], "query": [3, None, ["q"], "x" * 100_001], "tags": ["a", ["a", 1], 3],
      "relevant": ["d1", None, 3, [""], [3], [None], {"d1": "2"}, {"d1": True}, {"d1": 1e10}, {"d1": None}, {"": 1}],
-     "source": ["synthetic", 3]}, optional=("tags",))
+     "source": ["synthetic", 3], "conversation": ["c1", "", 3], "turn": [1, 3, 0, 2.5, "2", True],
+     "history": [["hi"], "hi", [3]]}, optional=("tags",))
+CONVERSATION = near({"id": ["q1"], "query": ["a question"], "relevant": [["d1"]], "conversation": ["c1", "c2"],
+                     "turn": [1, 4], "history": [["earlier"], []]},
+                    {"conversation": ["", 3, None], "turn": [0, -1, 2.5, "2", None], "history": ["hi", [3], None]},
+                    optional=("history",))
 
 
 @settings(max_examples=400)
-@given(GOLDEN)
+@given(st.one_of(GOLDEN, CONVERSATION))
 def test_golden_lines(obj: dict[str, Any]) -> None:
     from ragauge.data.golden import parse_golden_line
 

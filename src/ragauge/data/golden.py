@@ -9,7 +9,7 @@ from typing import Any
 
 from ragauge.core.hashing import content_hash
 from ragauge.core.jsonl import dumps as json_key
-from ragauge.core.numbers import GRADE, check_number
+from ragauge.core.numbers import COUNT, GRADE, check_number
 from ragauge.data.relevance import is_relevant
 from ragauge.data.spans import SPAN_HINT, Span, parse_label
 from ragauge.errors import InputError
@@ -40,6 +40,10 @@ class GoldenQuery:
     question needs, each the ids of the documents any one of which provides it; ``relevant`` then
     holds every id of every group (a document in two groups provides both). Empty for a plain
     question, whose every relevant document is a piece of evidence of its own.
+
+    A question asked inside a conversation gives ``"conversation"`` (its id) and ``"turn"`` (its
+    position, 1 for the first), and may give ``"history"`` (the earlier turns' text); they are kept
+    in ``extra`` and read through ``conversation`` and ``turn``.
     """
 
     id: str
@@ -54,6 +58,18 @@ class GoldenQuery:
     @property
     def answerable(self) -> bool:
         return any(is_relevant(g) for g in self.relevant.values())
+
+    @property
+    def conversation(self) -> str | None:
+        """The conversation the question was asked in (None: asked on its own)."""
+        value = self.extra.get("conversation")
+        return value if isinstance(value, str) else None
+
+    @property
+    def turn(self) -> int | None:
+        """The question's position in its conversation (1: its first turn), None outside one."""
+        value = self.extra.get("turn")
+        return value if isinstance(value, int) and self.conversation is not None else None
 
     @property
     def synthetic(self) -> bool:
@@ -213,7 +229,34 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    if any(k in obj for k in _CONVERSATION):
+        extra.update(_parse_conversation(obj, loc))
     return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans, groups)
+
+
+_CONVERSATION = ("conversation", "turn", "history")
+_TURN_HINT = '"conversation": "c17", "turn": 3 (its position: 1 for the first), "history": ["earlier turns"]'
+
+
+def _parse_conversation(obj: Mapping[str, Any], loc: str) -> dict[str, Any]:
+    """A conversation question's ``conversation``, ``turn`` and ``history``, checked: a turn needs
+    its conversation and a conversation its turn (a whole number >= 1); history is a list of texts."""
+    conversation, turn, history = obj.get("conversation"), obj.get("turn"), obj.get("history")
+    if conversation is None:
+        raise InputError(f"a {'turn' if turn is not None else 'history'} without its conversation", where=loc,
+                         hint=f"name the conversation the question was asked in: {_TURN_HINT}")
+    if not isinstance(conversation, str) or not conversation:
+        raise InputError(f"'conversation' must be a non-empty string, got {conversation!r}", where=loc,
+                         hint=_TURN_HINT)
+    if turn is None:
+        raise InputError(f"conversation {conversation!r} without the question's 'turn'", where=loc, hint=_TURN_HINT)
+    turn = int(check_number(turn, "'turn'", COUNT, where=loc, hint=_TURN_HINT))
+    out: dict[str, Any] = {"conversation": conversation, "turn": turn}
+    if "history" in obj:
+        if not isinstance(history, list) or not all(isinstance(h, str) for h in history):
+            raise InputError("'history' must be a list of the earlier turns' texts", where=loc, hint=_TURN_HINT)
+        out["history"] = history
+    return out
 
 
 _EVIDENCE_HINT = ('"evidence": [["doc-a", "doc-b"], ["doc-c"]]: the question needs every group, and any id of a '

@@ -98,9 +98,7 @@ class QueryResult:
                  cost: float | None = None, error: str | None = None) -> QueryResult:
         """The answer made of ``calls``: its hits are the last stage's trajectory; its latency and
         cost, when not given, the sums of the calls' (when every call has one)."""
-        stages = stage_names(calls)
-        final = [c for c in calls if c.stage == stages[-1]] if stages else list(calls)
-        hits = tuple(h for c in final for h in c.hits)
+        hits = tuple(h for c in scored_calls(calls) for h in c.hits)
         if latency_ms is None and calls and all(c.latency_ms is not None for c in calls):
             latency_ms = float(sum(c.latency_ms for c in calls if c.latency_ms is not None))
         if cost is None and calls and all(c.cost is not None for c in calls):
@@ -143,6 +141,12 @@ class QueryResult:
         if not isinstance(hits, list):
             raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
         return cls(qid, tuple(parse_hit(h, loc or f"question {qid!r}") for h in hits), latency, cost, error)
+
+
+def scored_calls(calls: tuple[Call, ...]) -> list[Call]:
+    """The calls whose hits make the scored trajectory: the last stage's, or all when none has a stage."""
+    stages = stage_names(calls)
+    return [c for c in calls if c.stage == stages[-1]] if stages else list(calls)
 
 
 def stage_names(calls: tuple[Call, ...]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragauge.core.hashing import content_hash, file_hash
-from ragauge.data.hits import Call, Hit, QueryResult, stage_names
+from ragauge.data.hits import Call, Hit, QueryResult, scored_calls, stage_names
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -173,16 +173,10 @@ class Run:
         return [self.result(q) for q in self.queries]
 
 
-def _scored(calls: tuple[Call, ...]) -> list[Call]:
-    """The calls whose hits make the scored trajectory: the last stage's, or all."""
-    stages = stage_names(calls)
-    return [c for c in calls if c.stage == stages[-1]] if stages else list(calls)
-
-
 def _scored_calls(calls: tuple[Call, ...]) -> int:
-    return len(_scored(calls))
+    return len(scored_calls(calls))
 
 
 def _call_numbers(result: QueryResult) -> list[int]:
     """The 0-based number of the scored call each of ``result.hits`` came from."""
-    return [i for i, c in enumerate(_scored(result.calls)) for _ in c.hits]
+    return [i for i, c in enumerate(scored_calls(result.calls)) for _ in c.hits]

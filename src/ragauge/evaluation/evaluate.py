@@ -37,7 +37,10 @@ from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.rows import QueryRows, Rows, score_rows
 from ragauge.evaluation.sources import REAL, SYNTHETIC, by_source, note, source_means, split
 from ragauge.evaluation.spans import has_spans, resolve_spans, span_warnings
+from ragauge.evaluation.stages import stage_report
 from ragauge.evaluation.tags import group_by_tag, mean_of
+from ragauge.evaluation.trajectories import trajectory_report
+from ragauge.evaluation.turns import turn_report
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, scored_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
@@ -269,8 +272,28 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
         meta["latency_ms"] = {f"p{p}": float(np.percentile(latency, p)) for p in (50, 95, 99)}
     if run.cost:
         meta["cost"] = {"total": float(sum(run.cost.values())), "mean": float(np.mean(list(run.cost.values())))}
+    trajectories = trajectory_report(hits.ids, rankings, run.calls, answerable)
+    if trajectories is not None:
+        meta["trajectories"] = trajectories
+    turns = turn_report(queries, golden.by_id, names)
+    if turns is not None:
+        meta["turns"] = turns
+    if len(run.stages) > 1:
+        meta["stages"] = _stages(golden, run, options, whole, mean_over, queries, summary, max_k or DEFAULT_K)
     return Evaluation(tuple(names), summary, tag_means(queries, names), queries,
                       {"n": len(rows.no_answer), "questions": rows.no_answer}, tuple(warnings), meta, failures)
+
+
+def _stages(golden: GoldenSet, run: Run, options: EvalOptions, whole: GoldenSet, mean_over: str,
+            scored: Sequence[QueryScore], summary: dict[str, float], k: int) -> dict[str, Any]:
+    """Every stage of ``run`` scored as the last one was (``evaluation.stages``)."""
+    order = run.stages
+    rows: dict[str, Sequence[QueryScore]] = {order[-1]: scored}
+    summaries: dict[str, Mapping[str, float]] = {order[-1]: summary}
+    for name in order[:-1]:
+        ev = _score(golden, run.stage(name), options, whole, mean_over)
+        rows[name], summaries[name] = tuple(ev.queries), ev.summary
+    return stage_report(order, rows, summaries, k)
 
 
 def _condensed_note(golden: GoldenSet) -> str:

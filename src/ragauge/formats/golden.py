@@ -21,6 +21,7 @@ def load_golden(path: str | Path) -> GoldenSet:
     """
     queries: list[GoldenQuery] = []
     first_line: dict[str, int] = {}
+    turns: dict[tuple[str, int], int] = {}
     for number, obj in read_jsonl(path, what="golden set"):
         loc = where(path, number)
         q = parse_golden_line(obj, loc, line=number)
@@ -30,6 +31,12 @@ def load_golden(path: str | Path) -> GoldenSet:
                 hint="give every question a unique id",
             )
         first_line[q.id] = number
+        if q.conversation is not None and q.turn is not None:
+            key = (q.conversation, q.turn)
+            if key in turns:
+                raise InputError(f"conversation {q.conversation!r} has turn {q.turn} twice (first on line "
+                                 f"{turns[key]})", where=loc, hint="number a conversation's turns 1, 2, 3, ...")
+            turns[key] = number
         queries.append(q)
     if not queries:
         raise InputError("the golden set has no questions", where=str(path))
