@@ -113,12 +113,14 @@ def where(path: object, line: int | None = None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
-def flag(name: str, value: str | None = None) -> str:
+def flag(name: str, value: str | None = None, *, cli: str | None = None) -> str:
     """An option's name as whoever called can write it, for error messages and hints: ``--fetch``
     while a ``ragauge`` command runs (inside ``command_line()``), ``fetch=`` (the keyword) for a
     Python caller. ``name`` is the keyword, with underscores (``"batch_size"``); the command line
-    spells it with dashes (``--batch-size``). ``value``, when given, is the text after the option:
-    ``flag("corpus", "PATH")`` is ``--corpus PATH`` or ``corpus=PATH``.
+    spells it with dashes (``--batch-size``), or as ``cli`` says when the command names it otherwise
+    (``flag("endpoint", cli="--judge-endpoint")``, ``flag("max_docs", cli="-M")``). ``value``, when
+    given, is the text after the option: ``flag("corpus", "PATH")`` is ``--corpus PATH`` or
+    ``corpus=PATH``.
 
     Only for an option that is both a flag of the command and a keyword of the Python function
     raising the error (an option object's field counts: ``ExecutorOptions(concurrency=)``); a hint
@@ -126,7 +128,7 @@ def flag(name: str, value: str | None = None) -> str:
     where the message is built, in the caller's thread: a thread started outside ``command_line()``
     (a worker's) reads the keyword."""
     if _COMMAND_LINE.get():
-        shown = "--" + name.replace("_", "-")
+        shown = cli or "--" + name.replace("_", "-")
         return shown if value is None else f"{shown} {value}"
     return name.replace("-", "_") + "=" + ("" if value is None else value)
 

@@ -68,7 +68,7 @@ def test_resume_refuses_another_retriever_settings_fetch_or_golden_set_and_says_
              (Other("fake:a", {"k1": 1.5, "nested": {"x": [1, 2]}}), 2, "settings.k1: 1.2 in the file, 1.5 now"),
              (Other("fake:a", {"k1": 1.2, "nested": {"x": [1, 3]}}), 2,
               "settings.nested.x: [1, 2] in the file, [1, 3] now"),
-             (Other("fake:a", {"k1": 1.2, "nested": {"x": (1, 2)}}), 5, "--fetch: 2 in the file, 5 now")]
+             (Other("fake:a", {"k1": 1.2, "nested": {"x": (1, 2)}}), 5, "fetch=: 2 in the file, 5 now")]
     for retriever, fetch, message in cases:
         with pytest.raises(InputError) as info:
             run_retriever(GOLDEN, retriever, out, ExecutorOptions(fetch=fetch), resume=True)

@@ -12,7 +12,7 @@ from ragauge.attribution.judge import HttpJudge, Judge, JudgeOptions, judge_answ
 from ragauge.attribution.result import Attribution
 from ragauge.core.numbers import COUNT, check_number
 from ragauge.data.answers import Answers, AnswerVerdict
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.evaluate import MAX_SHOWN, score_run
 from ragauge.evaluation.options import EvalOptions
 from ragauge.formats.answers import as_answers
@@ -49,13 +49,14 @@ def attribute(
     "good", "bad", a bool or None. It sees the question's top-k documents, whose texts come from
     ``corpus`` (a corpus file or folder, as the built-in retrievers read, or ``{doc_id: text}``).
     """
-    k = int(check_number(k, "-k (the cutoff of 'found')", COUNT))
+    k = int(check_number(k, f"{flag('k', cli='-k')} (the cutoff of 'found')", COUNT))
     if judge is not None:
         if corpus is None:
             raise InputError("the judge needs the corpus to show it the retrieved documents' texts",
-                             hint="pass --corpus PATH (corpus=...): the JSONL or folder the run's retriever searched")
+                             hint=f"pass {flag('corpus', 'PATH')}: the JSONL or folder the run's retriever searched")
         if k > MAX_SHOWN:
-            raise InputError(f"with a judge, -k is at most {MAX_SHOWN} (the documents kept per question), got {k}")
+            raise InputError(f"with a judge, {flag('k', cli='-k')} is at most {MAX_SHOWN} (the documents kept per "
+                             f"question), got {k}")
     golden_set, answer_set = as_golden(golden), as_answers(answers)
     if threshold is not None:
         threshold = check_number(threshold, "threshold")

@@ -157,8 +157,9 @@ class DraftReport:
 
         out = [f"corpus: {self.sections} section(s) in {self.documents} document(s); {self.too_short} too short "
                "to ask about",
-               f"sampled {self.sampled} section(s)" + (f" ({self.shortfall} fewer than asked: raise --per-document "
-                                                       "or lower --min-words)" if self.shortfall else ""),
+               f"sampled {self.sampled} section(s)" + (f" ({self.shortfall} fewer than asked: raise "
+                                                       f"{flag('per_document')} or lower {flag('min_words')})"
+                                                       if self.shortfall else ""),
                f"asked {self.asked}: {self.drafted} draft(s), {len(self.unusable)} unusable repl(y/ies), "
                f"{self.failed} failed call(s)"]
         for section, why in self.unusable[:5]:
@@ -193,7 +194,7 @@ def sample_sections(sections: Sequence[Section], n: int, *, seed: int = 0, per_d
                     min_words: int = MIN_WORDS) -> tuple[list[Section], int]:
     """Up to ``n`` sections of at least ``min_words`` words, stratified across documents (see the
     module docstring), and how many were too short."""
-    n = int(check_number(n, "-n (questions to draft)", COUNT))
+    n = int(check_number(n, f"{flag('n', cli='-n')} (questions to draft)", COUNT))
     per_document = int(check_number(per_document, flag("per_document"), COUNT))
     min_words = int(check_number(min_words, flag("min_words"), WHOLE))
     seed = int(check_number(seed, flag("seed"), WHOLE))

@@ -50,7 +50,7 @@ def many_relevant_findings(queries: Sequence[GoldenQuery], max_relevant: int, k:
                                f"question {q.id!r} has {n} relevant documents, more than {max_relevant}{ceiling}",
                                q.line, (q.id,),
                                "split the question into narrower ones, or keep only the documents that answer it "
-                               f"(--max-relevant {n} accepts it)"))
+                               f"({flag('max_relevant', str(n))} accepts it)"))
     return out
 
 

@@ -158,7 +158,8 @@ def build_pool(golden: GoldenSet, systems: Sequence[tuple[PoolSystem, Run]], dep
 
     depth = int(check_number(depth, f"{flag('depth')} (documents pooled per system)", COUNT))
     if not systems:
-        raise InputError("nothing to pool", hint="give at least one --retriever SPEC or --run RUN")
+        raise InputError("nothing to pool", hint=f"give at least one {flag('retrievers', 'SPEC', cli='--retriever')} "
+                                                 f"or {flag('runs', 'RUN', cli='--run')}")
     ids = [q.id for q in golden]
     watch = {q.id: list(q.relevant) for q in golden}
     notes: list[str] = []
@@ -221,7 +222,8 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
     named_runs = name_systems(runs, "run")
     named_retrievers = name_systems(retrievers, "retriever")
     if not named_runs and not named_retrievers:
-        raise InputError("nothing to pool", hint="give at least one --retriever SPEC or --run RUN")
+        raise InputError("nothing to pool", hint=f"give at least one {flag('retrievers', 'SPEC', cli='--retriever')} "
+                                                 f"or {flag('runs', 'RUN', cli='--run')}")
     systems = _systems(golden_set, named_retrievers, named_runs, fetch=fetch, concurrency=concurrency,
                        timeout=timeout, retries=retries, doc_id_key=doc_id_key, config=config, progress=progress)
     pool, notes = build_pool(golden_set, systems, depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)

@@ -235,8 +235,8 @@ def _label_findings(queries: Sequence[GoldenQuery], documents: Set[str] | None) 
             findings.append(Finding("warning", "negative-grade",
                                     f"question {q.id!r}: grade(s) {', '.join(f'{g:g}' for g in negative)} count as not "
                                     "relevant, as in trec_eval", q.line, (q.id,),
-                                    'if the scale runs the other way (Cranfield: 1 = best), score with --grades '
-                                    '"1:3,2:2,3:1,4:0,-1:0"'))
+                                    "if the scale runs the other way (Cranfield: 1 = best), score with "
+                                    + flag("grades", '"1:3,2:2,3:1,4:0,-1:0"')))
         altered = [d for d in (q.id, *q.relevant) if looks_altered(d)]
         if altered:
             findings.append(Finding("warning", "look-alike-id",
@@ -341,7 +341,7 @@ def _span_findings(golden: str | Path, corpus: str | Path | None) -> list[Findin
         return []
     if corpus is None:
         return [Finding("info", "spans-unchecked", "span labels were not checked against the corpus text",
-                        hint="pass --corpus PATH to find stale, moved and ambiguous spans")]
+                        hint=f"pass {flag('corpus', 'PATH')} to find stale, moved and ambiguous spans")]
     texts = read_corpus_texts(corpus).plain
     report = resolve_spans(golden_set, texts).report
     line = {q.id: q.line for q in golden_set}

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ragauge.core.jsonl import dumps, loads
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.evaluation.result import Evaluation
 from ragauge.history import DEFAULT_HISTORY
 from ragauge.history.model import Entry, QuestionPoint, entry_from_evaluation
@@ -90,7 +90,8 @@ def _loads(text: Any, column: str, entry_id: Any, path: Path) -> Any:
         return loads(text)
     except (TypeError, ValueError) as exc:
         raise InputError(f"the history is corrupt: entry {entry_id}, column {column!r}: {exc}", where=str(path),
-                         hint="restore the file from a backup, or start a new history with --history PATH") from None
+                         hint="restore the file from a backup, or start a new history with "
+                              + flag("history", "PATH")) from None
 
 
 def _value(value: Any) -> float:
@@ -173,7 +174,8 @@ class HistoryStore:
         if not fits:
             raise InputError(f"the history is corrupt: entry {row['id']}, column {column!r} holds {value!r}",
                              where=str(self.path),
-                             hint="restore the file from a backup, or start a new history with --history PATH")
+                             hint="restore the file from a backup, or start a new history with "
+                                  + flag("history", "PATH"))
         return value
 
 
@@ -186,7 +188,7 @@ def _check_version(version: int, path: Path) -> None:
 def _check_no_tables(conn: sqlite3.Connection, path: Path) -> None:
     if conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
         raise InputError("not a ragauge history (an SQLite file with other tables)", where=str(path),
-                         hint="choose another file with --history")
+                         hint=f"choose another file with {flag('history')}")
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, create: bool) -> None:
@@ -230,7 +232,8 @@ def open_history(path: str | Path, *, create: bool = False) -> Iterator[HistoryS
     if not path.exists():
         if not create:
             raise InputError("no history file", where=str(path),
-                             hint="record one first: ragauge eval GOLDEN --run RUN --record (or pass --history PATH)")
+                             hint="record one first: ragauge eval GOLDEN --run RUN --record "
+                                  f"(or pass {flag('history', 'PATH')})")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -245,7 +248,7 @@ def open_history(path: str | Path, *, create: bool = False) -> Iterator[HistoryS
         yield HistoryStore(conn, path)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot use the history: {exc}", where=str(path),
-                         hint="pass a file written by 'ragauge eval --record' with --history") from None
+                         hint=f"pass a file written by 'ragauge eval --record' with {flag('history')}") from None
     finally:
         conn.close()
 

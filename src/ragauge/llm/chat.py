@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from ragauge import errors
 from ragauge.core.jsonl import loads
 from ragauge.core.numbers import NON_NEGATIVE, TIMEOUT, WHOLE, check_number
 from ragauge.errors import InputError
@@ -53,8 +54,10 @@ def chat_url(endpoint: str) -> str:
 class ChatEndpoint:
     """An OpenAI-compatible endpoint and the model to ask. ``timeout`` seconds per call, ``retries``
     extra attempts after a transient failure, ``backoff`` seconds before the first retry (doubled each
-    time). ``who`` names the caller in messages ("the judge"); ``flag`` and ``model_flag`` are the
-    command-line options that set the endpoint and the model, for hints."""
+    time). ``who`` names the caller in messages ("the judge"). Hints name the options that set the
+    endpoint and the model as the caller wrote them (``errors.flag``): ``keyword`` and ``model_keyword``
+    for a Python caller (``endpoint=``), ``flag`` and ``model_flag`` on the command line
+    (``--judge-endpoint``)."""
 
     endpoint: str
     model: str
@@ -65,15 +68,18 @@ class ChatEndpoint:
     who: str = "the model"
     flag: str = "--endpoint"
     model_flag: str = "--model"
+    keyword: str = "endpoint"
+    model_keyword: str = "model"
 
     def __post_init__(self) -> None:
         if not isinstance(self.endpoint, str) or not re.match(r"(?i)https?://", self.endpoint):
             raise InputError(f"{self.who}'s endpoint must be an http:// or https:// URL, got "
                              f"{redact(str(self.endpoint))!r}",
-                             hint=f"e.g. {self.flag} http://localhost:8080/v1 (llama.cpp), "
+                             hint=f"e.g. {self.option('http://localhost:8080/v1')} (llama.cpp), "
                                   "http://localhost:11434/v1 (Ollama)")
         if not isinstance(self.model, str) or not self.model.strip():
-            raise InputError(f"{self.who} needs a model name", hint=f"e.g. {self.model_flag} llama3.1:8b")
+            model = errors.flag(self.model_keyword, "llama3.1:8b", cli=self.model_flag)
+            raise InputError(f"{self.who} needs a model name", hint=f"e.g. {model}")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env or ""):
             raise InputError(f"not an environment variable name: {self.api_key_env!r}",
                              hint="name the variable that holds the key, e.g. OPENAI_API_KEY")
@@ -84,6 +90,10 @@ class ChatEndpoint:
     @property
     def url(self) -> str:
         return chat_url(self.endpoint)
+
+    def option(self, value: str | None = None) -> str:
+        """The option that sets the endpoint, as the caller writes it (``errors.flag``)."""
+        return errors.flag(self.keyword, value, cli=self.flag)
 
     def describe(self) -> dict[str, Any]:
         """What a result records of the endpoint: the URL with its secrets hidden, the model and the
@@ -161,7 +171,7 @@ class ChatClient:
             shown = excerpt(self.hide(content.decode("utf-8", "replace")), limit=200)
             raise InputError(self.hide(f"{self.endpoint.who} at {self.shown} did not answer a chat completion: "
                                        f"{shown!r}"),
-                             hint=f"point {self.endpoint.flag} at an OpenAI-compatible server, "
+                             hint=f"point {self.endpoint.option()} at an OpenAI-compatible server, "
                                   "e.g. http://localhost:8080/v1") from None
         return ChatReply(text if isinstance(text, str) else None)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.data.golden import GoldenSet
 from ragauge.data.shard import Shard, parse_shard
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.formats.golden import as_golden
 from ragauge.retrieve.base import Retriever, RetrieverOptions
 from ragauge.runner.calls import Progress
@@ -99,7 +99,8 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     options = executor_options(fetch, concurrency, retries, on_error)
     retriever_options = call_options(doc_id_key, timeout, config)
     if ray is not None and not isinstance(retriever, str):
-        raise InputError("--executor ray needs the retriever as a spec string (each Ray worker opens its own)",
+        raise InputError(f"{flag('ray', cli='--executor ray')} needs the retriever as a spec string (each Ray worker "
+                         "opens its own)",
                          hint="e.g. bm25:corpus.jsonl, https://..., or python:package.module:function")
     adapter, opened = open_any(retriever, retriever_options)
     try:

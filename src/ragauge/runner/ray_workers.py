@@ -20,7 +20,7 @@ from typing import Any
 
 from ragauge.data.golden import GoldenQuery
 from ragauge.data.hits import QueryResult
-from ragauge.errors import InputError, MissingExtra
+from ragauge.errors import InputError, MissingExtra, flag
 from ragauge.retrieve.base import RetrieverOptions
 
 
@@ -37,7 +37,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise MissingExtra("ray", "ray", "--executor ray") from None
+        raise MissingExtra("ray", "ray", flag("ray", cli="--executor ray")) from None
     return ray
 
 
@@ -72,7 +72,7 @@ class RayWorkers:
 
     def __init__(self, spec: str, retriever_options: RetrieverOptions, options: Any, setup: RaySetup) -> None:
         if setup.workers is not None and setup.workers < 1:
-            raise InputError(f"--ray-workers must be at least 1, got {setup.workers}")
+            raise InputError(f"{flag('workers', cli='--ray-workers')} must be at least 1, got {setup.workers}")
         ray = self._ray = _ray()
         self._started = not ray.is_initialized()
         if self._started:

@@ -10,9 +10,11 @@ from ragauge.core.jsonl import dumps, loads
 from ragauge.errors import InputError, flag
 from ragauge.redact import redact, redact_value
 
-IDENTITY = (("retriever", "retriever"), ("settings", "settings"), ("fetch", "--fetch"),
-            ("golden_hash", "golden set"), ("fingerprint", "index fingerprint"), ("shard", "--shard"))
-"""The ``_meta`` keys that identify a run, with the name a user knows them by."""
+IDENTITY: tuple[tuple[str, str | None], ...] = (
+    ("retriever", "retriever"), ("settings", "settings"), ("fetch", None), ("golden_hash", "golden set"),
+    ("fingerprint", "index fingerprint"), ("shard", None))
+"""The ``_meta`` keys that identify a run, with the name a user knows them by (None: the option's,
+as the caller spells it: ``errors.flag``)."""
 
 
 def identity(spec: str, settings: Mapping[str, Any], fingerprint: str | None, golden_hash: str,
@@ -27,14 +29,15 @@ def differences(stored: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     """One line per identifying value that differs, ``what: X in the file, Y now``. A value the
     file does not record (an older ragauge, or an adapter that knows no fingerprint) is not compared."""
     out: list[str] = []
-    for key, label in IDENTITY:
+    for key, known_as in IDENTITY:
+        label = known_as or flag(key)
         if stored.get(key) is None or now.get(key) is None:
             continue
         if key == "settings" and isinstance(stored[key], Mapping) and isinstance(now[key], Mapping):
             out += _settings_diff(stored[key], now[key], "settings")
         elif stored[key] != now[key]:
             if key == "shard":
-                out.append(f"--shard: {_shard(stored[key])} in the file, {_shard(now[key])} now")
+                out.append(f"{label}: {_shard(stored[key])} in the file, {_shard(now[key])} now")
             elif key == "golden_hash":
                 out.append(f"golden set: the file was made for another golden set ({stored[key]}, now {now[key]})")
             else:
@@ -66,10 +69,11 @@ def check_resumable(stored: Mapping[str, Any], now: Mapping[str, Any], where: st
     appending would mix two retrievers' answers in one file."""
     if not stored:
         raise InputError("cannot resume: the file has no '_meta' line, so nothing says which retriever made it",
-                         where=where, hint="resume only a file written by 'ragauge run', or write a new one with -o")
+                         where=where, hint="resume only a file written by 'ragauge run', or write a new one with "
+                                           + flag("output", cli="-o"))
     diffs = differences(stored, now)
     if diffs:
         raise InputError("cannot resume: the run file was made with a different setup:\n    "
                          + "\n    ".join(diffs), where=where,
                          hint=f"resume with the same {flag('retriever')}, settings, {flag('fetch')} and golden set, "
-                              "or write a new run file with -o")
+                              f"or write a new run file with {flag('output', cli='-o')}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, flag
 from ragauge.metrics.rankings import Rankings
 from ragauge.metrics.registry import METRICS
 
@@ -88,7 +88,8 @@ def _parse_cutoffs(name: str, text: str) -> tuple[int, ...]:
         try:
             value = int(float(part))
         except ValueError:
-            raise InputError(f"bad cutoff {part!r} for measure {name}", hint=f"e.g. -m {name}.5,10") from None
+            raise InputError(f"bad cutoff {part!r} for measure {name}",
+                             hint=f"e.g. {flag('measures', f'{name}.5,10', cli='-m')}") from None
         if value < 1:
             raise InputError(f"cutoffs of {name} must be positive, got {part!r}")
         values.append(value)
@@ -119,7 +120,8 @@ def select(specs: list[str]) -> tuple[list[TrecMeasure], list[str]]:
         base = BY_NAME[name]
         if params:
             if base.cutoffs is None:
-                raise InputError(f"measure {name} takes no parameters here", hint=f"write -m {name}")
+                raise InputError(f"measure {name} takes no parameters here",
+                                 hint=f"write {flag('measures', name, cli='-m')}")
             chosen[name] = TrecMeasure(name, base.kind, _parse_cutoffs(name, params), base.compute)
         else:
             chosen.setdefault(name, base)

@@ -12,7 +12,7 @@ import numpy as np
 from ragauge.core.arrow import hash64, strings, take
 from ragauge.core.background import start
 from ragauge.core.grouping import group_rows
-from ragauge.errors import DuplicateDocument, InputError
+from ragauge.errors import DuplicateDocument, InputError, flag
 from ragauge.formats.blocks import streams, trec_run_blocks
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
 from ragauge.metrics.build import PARALLEL_ROWS, Judgements, build_rankings
@@ -139,7 +139,7 @@ def trec_eval(qrels_path: str | Path, run_path: str | Path, options: TrecEvalOpt
     read block by block (``formats.blocks.streams``), in bounded memory, with the same output."""
     options = options or TrecEvalOptions()
     if options.max_docs is not None and options.max_docs < 1:
-        raise InputError("-M must be a positive number of documents")
+        raise InputError(f"{flag('max_docs', cli='-M')} must be a positive number of documents")
     qrels = read_qrels(qrels_path)
     run = trec_run_blocks(run_path) if streams(run_path) else read_trec_run(run_path)
     return evaluate_trec(qrels, run, options)
