@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ragauge.comparison.sequential import SequentialComparison, compare_sequential
     from ragauge.curation.agreement import JudgeStats, judge_stats
     from ragauge.curation.assess import AssessReport, assess_golden
+    from ragauge.curation.audit import AssessorAudit, assessor_agreement
     from ragauge.curation.draft import DraftOptions, DraftResult, draft_golden
     from ragauge.curation.grow import add_from_log
     from ragauge.curation.importing import ImportResult, import_golden
@@ -131,6 +132,7 @@ _EXPORTS: dict[str, str] = {
     "JudgeMerge": "ragauge.curation.judge_finish", "judge_stats": "ragauge.api.golden",
     "JudgeStats": "ragauge.curation.agreement", "read_judgements": "ragauge.api.files",
     "assess_golden": "ragauge.api.golden", "AssessReport": "ragauge.curation.assess",
+    "assessor_agreement": "ragauge.api.golden", "AssessorAudit": "ragauge.curation.audit",
     "History": "ragauge.history.history", "init_project": "ragauge.api.tools",
     # errors
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
@@ -156,6 +158,7 @@ __all__ = [
     "write_run_jsonl",
     "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
     "merge_candidates", "log_mlflow", "assess_golden", "AssessReport",
+    "assessor_agreement", "AssessorAudit",
 ]
 
 

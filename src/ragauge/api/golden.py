@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ragauge.curation.agreement import judge_stats as judge_stats
 from ragauge.curation.assess import assess_golden as assess_golden
 from ragauge.curation.assessors import ASSESS_KEY_ENV as ASSESS_KEY_ENV
+from ragauge.curation.audit import assessor_agreement as assessor_agreement
 from ragauge.curation.draft import draft_golden as draft_golden
 from ragauge.curation.grow import add_from_log as add_from_log
 from ragauge.curation.importing import import_golden as import_golden
@@ -21,8 +22,8 @@ from ragauge.curation.validate import validate_golden as validate_golden
 if TYPE_CHECKING:
     from ragauge.curation.merge import MergeReport
 
-__all__ = ["ASSESS_KEY_ENV", "add_from_log", "assess_golden", "draft_golden", "import_golden", "judge_pool",
-           "judge_stats", "merge_candidates", "merge_judgements", "pool_golden", "scrub_golden", "validate_golden"]
+__all__ = ["ASSESS_KEY_ENV", "add_from_log", "assess_golden", "assessor_agreement", "draft_golden", "import_golden",
+           "judge_pool", "judge_stats", "merge_candidates", "merge_judgements", "pool_golden", "scrub_golden", "validate_golden"]
 
 
 def merge_candidates(golden: str | Path, candidates: str | Path, output: str | Path) -> MergeReport:

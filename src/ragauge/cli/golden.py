@@ -139,7 +139,7 @@ def scrub_command(source: Path, output: Path, report_path: Path | None, fields: 
 
 
 
-from ragauge.cli.assess import assess_command  # noqa: E402  (commands defined in their own module)
+from ragauge.cli.assess import agreement_command, assess_command  # noqa: E402  (commands in their own module)
 from ragauge.cli.draft import draft_command  # noqa: E402
 from ragauge.cli.grow import add_command, merge_command  # noqa: E402
 from ragauge.cli.imports import import_command, import_trec_command  # noqa: E402
@@ -155,3 +155,4 @@ golden_group.add_command(draft_command)
 golden_group.add_command(judge_command)
 golden_group.add_command(judge_stats_command)
 golden_group.add_command(assess_command)
+golden_group.add_command(agreement_command)
