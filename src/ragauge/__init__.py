@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ragauge.api.index import index
     from ragauge.api.report import render
     from ragauge.api.run import merge_shards, run_retriever
+    from ragauge.api.traces import import_traces
     from ragauge.api.tracking import log_mlflow
     from ragauge.attribution.judge import JudgeOptions
     from ragauge.attribution.result import Attribution
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     from ragauge.formats.judgements import read_judgements
     from ragauge.formats.pool import read_pool, write_pool
     from ragauge.formats.runs import as_run, read_run, write_run_jsonl
+    from ragauge.formats.trace_import import TraceImport
     from ragauge.gating.baseline import Baseline
     from ragauge.gating.check import GateResult, RuleOutcome
     from ragauge.gating.config import GateRules
@@ -98,6 +100,8 @@ _EXPORTS: dict[str, str] = {
     # retrievers
     "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run",
     "merge_shards": "ragauge.api.run", "index": "ragauge.api.index", "render": "ragauge.api.report",
+    # traces (OpenTelemetry, OpenInference) as runs
+    "import_traces": "ragauge.api.traces", "TraceImport": "ragauge.formats.trace_import",
     # experiment trackers
     "log_mlflow": "ragauge.api.tracking",
     # experiments
@@ -158,6 +162,7 @@ __all__ = [
     "write_run_jsonl",
     "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
     "merge_candidates", "log_mlflow", "assess_golden", "AssessReport",
+    "import_traces", "TraceImport",
     "assessor_agreement", "AssessorAudit",
 ]
 

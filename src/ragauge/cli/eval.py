@@ -12,6 +12,7 @@ from ragauge.cli.history import history_option
 from ragauge.cli.options import SectionedCommand, grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import calling, retriever_options
+from ragauge.cli.traces import show_notes, trace_options
 from ragauge.cli.tracking import log_to_mlflow, mlflow_option
 from ragauge.errors import InputError
 
@@ -23,6 +24,7 @@ SECTIONS = (
     ("Input", ("run_path", "run_format", "corpus", "doc_id_sep", "doc_id_pattern")),
     ("Retriever (instead of --run)", ("spec", "save_run", "fetch", "concurrency", "timeout", "retries", "on_error",
                                       "doc_id_key", "config_path")),
+    ("Traces (instead of --run)", ("traces", "id_attribute", "chunk_ids", "skip_unmatched")),
     ("Metrics", ("ks", "metrics", "unjudged", "grades", "tokenizer", "mix_synthetic")),
     ("Output", ("fmt", "output", "worst", "no_color", "record", "history_path", "label", "mlflow")),
 )
@@ -36,6 +38,11 @@ SECTIONS = (
 @click.option("--retriever", "spec", help="Call this retriever instead of reading a run (see 'ragauge run --help').")
 @click.option("--save-run", type=click.Path(path_type=Path), help="With --retriever: keep the run in this file.")
 @click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
+@click.option("--traces", type=click.Path(path_type=Path), multiple=True,
+              help="Read OpenTelemetry traces (OTLP JSON, OpenInference) instead of a run: a file or a folder, "
+                   "repeatable; --doc-id-key then names the document.metadata key holding the document id "
+                   "(default: document.id). See 'ragauge run import-traces --help'.")
+@trace_options(doc_id_key=False)
 @click.option("-k", "ks", default=str(DEFAULT_K), show_default=True,
               help="Cutoff(s) for the default metrics hit@k, recall@k, mrr, ndcg@k; e.g. 1,5,10.")
 @click.option("--metrics", help="Comma-separated metric specs instead, e.g. hit@1,recall@10,mrr,ndcg@10.")
@@ -60,7 +67,8 @@ SECTIONS = (
 @click.option("--label", help='With --record: a note for this point, e.g. "re-index 2026-12".')
 @mlflow_option
 def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run: Path | None, run_format: str,
-                 ks: str, metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
+                 traces: tuple[Path, ...], id_attribute: str | None, chunk_ids: bool, skip_unmatched: bool, ks: str,
+                 metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
                  tokenizer: str | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
                  grades: str | None, mix_synthetic: bool, fmt: str,
@@ -85,11 +93,15 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --run run.trec --metrics recall@10,mrr,ndcg@10 --format json -o result.json
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
+      ragauge eval golden.jsonl --traces traces.jsonl --doc-id-key source -k 5
     """
     from ragauge.api.evaluate import evaluate
 
-    if (run_path is None) == (spec is None):
-        raise InputError("give either --run FILE or --retriever SPEC", hint="e.g. --retriever bm25:corpus.jsonl")
+    if sum((run_path is not None, spec is not None, bool(traces))) != 1:
+        raise InputError("give one of --run FILE, --retriever SPEC or --traces FILE",
+                         hint="e.g. --retriever bm25:corpus.jsonl")
+    if not traces and (id_attribute is not None or chunk_ids or skip_unmatched):
+        raise InputError("--id-attribute, --chunk-ids and --skip-unmatched go with --traces")
     if grades is None:
         from ragauge.config import eval_grades
 
@@ -111,6 +123,13 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
             evaluation = evaluate(golden, spec, fetch=fetch, concurrency=concurrency, timeout=timeout,
                                   retries=retries, save_run=save_run, doc_id_key=doc_id_key,
                                   config=retriever_config(config_path), progress=progress, **scoring)
+    elif traces:
+        from ragauge.api.traces import import_traces
+
+        imported = import_traces(list(traces), golden, id_attribute=id_attribute, doc_id_key=doc_id_key,
+                                 chunk_ids=chunk_ids, skip_unmatched=skip_unmatched)
+        show_notes(imported, no_color)
+        evaluation = evaluate(golden, run=imported.run, fetch=fetch if fetch_given else None, **scoring)
     else:
         evaluation = evaluate(golden, run=run_path, run_format=run_format, fetch=fetch if fetch_given else None,
                               **scoring)

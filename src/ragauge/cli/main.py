@@ -63,6 +63,9 @@ class RagaugeGroup(click.Group):
         if args[:2] == ["run", "merge"]:  # 'run' takes a GOLDEN argument, so it cannot be a group
             command: click.Command = import_module("ragauge.cli.run").merge_command
             return "run merge", command, args[2:]
+        if args[:2] == ["run", "import-traces"]:
+            command = import_module("ragauge.cli.traces").import_traces_command
+            return "run import-traces", command, args[2:]
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> object:
