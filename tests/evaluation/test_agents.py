@@ -158,3 +158,14 @@ def test_a_conversation_cannot_hold_a_turn_twice(tmp_path: Path) -> None:
         {"id": "b", "query": "y", "relevant": ["d"], "conversation": "c", "turn": 1}])
     with pytest.raises(ragauge.InputError, match="turn 1 twice"):
         ragauge.load_golden(golden)
+
+
+def test_compare_says_how_much_two_runs_lists_changed(tmp_path: Path) -> None:
+    golden = _write(tmp_path / "g.jsonl", [{"id": f"q{i}", "query": "x", "relevant": [f"d{i}"]} for i in range(12)])
+    base = {f"q{i}": [f"d{i}", "x", "y"] for i in range(12)}
+    new = {f"q{i}": ["x", f"d{i}", "y"] if i % 2 else [f"d{i}", "x", "y"] for i in range(12)}
+    overlap = ragauge.compare(base, new, golden=golden, metrics=["hit@1", "mrr"]).meta["overlap"]
+    assert overlap["k"] == 1 and overlap["questions"] == 12
+    assert (overlap["promoted"], overlap["demoted"], overlap["identical"]) == (0, 6, 6)
+    swapped = rbo(["d1", "x", "y"], ["x", "d1", "y"])
+    assert overlap["rbo"] == pytest.approx((6 * 1.0 + 6 * swapped) / 12)

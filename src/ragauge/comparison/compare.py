@@ -19,6 +19,7 @@ from ragauge.evaluation.evaluate import score_run
 from ragauge.evaluation.load import result_or_evaluate
 from ragauge.evaluation.options import EvalOptions, contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore
+from ragauge.evaluation.stages import list_change
 from ragauge.evaluation.tags import group_by_tag
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
@@ -116,6 +117,9 @@ def compare(
     for its values (``stats.paired``: paired t, or McNemar with Tango's interval for 0/1 values)
     with its 95% interval and p-value, the Holm-adjusted p-value over all metric x tag tests,
     better/worse/tied counts, the minimum detectable effect at 80% power and a verdict in words.
+    ``meta["overlap"]`` says how much the lists changed, label-free (``evaluation.stages.list_change``:
+    relevant documents promoted into and demoted out of the top k, the largest cutoff compared, and
+    the mean rank-biased overlap of the shown lists).
     Refuses (InputError) results from different golden sets or contracts unless
     ``allow_different_golden``, and fewer paired questions than any test at ``alpha`` needs. Warns
     (a loud note) when the new run's top k holds markedly more unjudged documents than the base's
@@ -145,8 +149,9 @@ def compare(
     rows_b = np.fromiter((bpos[i] for i in ids), dtype=np.int64, count=len(ids))
     rows_n = np.fromiter((npos[i] for i in ids), dtype=np.int64, count=len(ids))
     columns = {m: (base.column(m)[rows_b], new.column(m)[rows_n]) for m in names}
-    notes += judged_notes(base, new, [(base.queries[i], new.queries[j]) for i, j in zip(rows_b.tolist(),
-                                                                                      rows_n.tolist())], names, k)
+    paired_rows = [(base.queries[i], new.queries[j]) for i, j in zip(rows_b.tolist(), rows_n.tolist())]
+    notes += judged_notes(base, new, paired_rows, names, k)
+    overlap = list_change([b for b, _ in paired_rows], [n for _, n in paired_rows], _deepest(names))
 
     overall = {m: paired_delta(*columns[m], alpha, m) for m in names}
     groups = group_by_tag(range(len(ids)), lambda j: base.queries[rows_b[j]].tags)
@@ -174,9 +179,15 @@ def compare(
         "power": DEFAULT_POWER, "paired_questions": len(ids),
         "correction": "holm over the metrics; holm over tags x metrics apart",
         "method": METHOD,
+        "overlap": overlap,
     }
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta, pattern_changes(base, new, ids))
+
+
+def _deepest(names: Sequence[str]) -> int:
+    """The cutoff the list change is counted at: the largest of the compared metrics (DEFAULT_K if none)."""
+    return max((s.k for s in parse_metrics(list(names)) if s.k is not None), default=DEFAULT_K)
 
 
 def _worse_queries(pairs: list[tuple[QueryScore, QueryScore]], names: list[str]) -> list[dict[str, Any]]:
