@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragauge.history import DEFAULT_HISTORY as DEFAULT_HISTORY
+from ragauge.reports import DEFAULT_FORMAT
 from ragauge.reports.registry import formats
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def record(history: str | Path, evaluation: Evaluation, *, label: str | None = N
     return entry
 
 
-def history_report(history: str | Path = DEFAULT_HISTORY, fmt: str = "text", *, metrics: Sequence[str] = (),
+def history_report(history: str | Path = DEFAULT_HISTORY, fmt: str = DEFAULT_FORMAT, *, metrics: Sequence[str] = (),
                    tags: Sequence[str] = (), last: int | None = None, flips: tuple[str, str] | None = None,
                    flip_metric: str | None = None) -> str:
     """The trend of the recorded evaluations as ``fmt`` (text, json or html): ``metrics`` (default: each

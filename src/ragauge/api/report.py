@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragauge.evaluation.load import read_result as read_result
+from ragauge.reports import DEFAULT_FORMAT
 from ragauge.reports.render import render_parts as render_parts
 
 __all__ = ["loud_warnings", "read_result", "render", "render_parts"]
@@ -19,7 +20,7 @@ def loud_warnings(result: Any) -> list[str]:
     return [w for w in said if w.startswith(LOUD)]
 
 
-def render(result: Any, fmt: str = "text", **options: Any) -> str:
+def render(result: Any, fmt: str = DEFAULT_FORMAT, **options: Any) -> str:
     """``result`` (an Evaluation, Comparison, SequentialComparison, GateResult, PowerReport,
     SweepResult or Attribution) as ``fmt``, one of the formats ``reports.registry`` lists for its
     kind. Options reach only the renderers that take them: for an Evaluation ``worst`` (questions

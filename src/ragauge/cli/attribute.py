@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ragauge.api.defaults import CALL_TIMEOUT
+from ragauge.api.defaults import CALL_TIMEOUT, DEFAULT_FORMAT
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.options import parse_ks, write_output
 from ragauge.errors import InputError
@@ -33,7 +33,7 @@ from ragauge.reports.registry import formats
 @click.option("--judge-timeout", default=CALL_TIMEOUT, show_default=True, help="Seconds per judge call.")
 @click.option("--corpus", type=click.Path(path_type=Path),
               help="With --judge-endpoint: the corpus the run searched, for the retrieved documents' texts.")
-@click.option("--format", "fmt", type=click.Choice(formats("attribution")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("attribution")), default=DEFAULT_FORMAT, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def attribute_command(golden: Path, run_path: Path, answers_path: Path, k: str, threshold: float | None,
                       run_format: str, fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None,

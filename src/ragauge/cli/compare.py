@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_K
+from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_FORMAT, DEFAULT_K, DEFAULT_SEED, SEQUENTIAL_METRIC
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.cli.tracking import log_to_mlflow, mlflow_option
@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 @click.option("--sequential", is_flag=True,
               help="With two --retriever: ask the questions in a seeded random order and stop as soon as the verdict "
                    "on --metric is certain at --alpha (an anytime-valid confidence sequence).")
-@click.option("--metric", default="ndcg@10", show_default=True, help="The metric a --sequential comparison decides on.")
-@click.option("--seed", default=0, show_default=True, help="The question order of a --sequential comparison.")
+@click.option("--metric", default=SEQUENTIAL_METRIC, show_default=True,
+              help="The metric a --sequential comparison decides on.")
+@click.option("--seed", default=DEFAULT_SEED, show_default=True,
+              help="The question order of a --sequential comparison.")
 @click.option("-k", "ks", default=str(DEFAULT_K), show_default=True, help="Cutoff(s) for the default metrics.")
 @click.option("--metrics", help="Comma-separated metric specs to compare.")
 @click.option("--fetch", type=int, help="Keep each query's first N raw hits before deduplication.")
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 @texts_options
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
 @click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="Significance level for the verdicts.")
-@click.option("--format", "fmt", type=click.Choice(formats("comparison")), default="text",
+@click.option("--format", "fmt", type=click.Choice(formats("comparison")), default=DEFAULT_FORMAT,
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 @no_color_option()

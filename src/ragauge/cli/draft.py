@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from ragauge.api.defaults import CALL_TIMEOUT, DRAFT_PER_DOCUMENT, DRAFT_QUESTIONS, MIN_WORDS
+from ragauge.api.defaults import (
+    CALL_TIMEOUT,
+    DEFAULT_SEED,
+    DRAFT_KEY_ENV,
+    DRAFT_LANGUAGE,
+    DRAFT_PER_DOCUMENT,
+    DRAFT_QUESTIONS,
+    MIN_WORDS,
+)
 from ragauge.errors import InputError
 
 
@@ -15,21 +23,22 @@ from ragauge.errors import InputError
               help="Corpus to sample sections from (JSONL, BEIR corpus.jsonl(.gz) or a folder); ids doc#section "
                    "group sections by document.")
 @click.option("--endpoint", help="An OpenAI-compatible endpoint, e.g. http://localhost:8080/v1 (llama.cpp), "
-                                 "http://localhost:11434/v1 (Ollama); key from $RAGAUGE_DRAFT_API_KEY.")
+                                 f"http://localhost:11434/v1 (Ollama); key from ${DRAFT_KEY_ENV}.")
 @click.option("--model", help="The model the endpoint runs.")
 @click.option("-n", "n", type=int, default=DRAFT_QUESTIONS, show_default=True,
               help="Questions to draft (sections to sample).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Candidates JSONL to write.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True,
               help="Seed of the sample (and sent to the endpoint): the same seed, the same sections.")
 @click.option("--per-document", type=int, default=DRAFT_PER_DOCUMENT, show_default=True,
               help="At most this many sections per document.")
-@click.option("--language", default="en", show_default=True, help="Language of the questions (a code or a name).")
+@click.option("--language", default=DRAFT_LANGUAGE, show_default=True,
+              help="Language of the questions (a code or a name).")
 @click.option("--min-words", type=int, default=MIN_WORDS, show_default=True,
               help="Skip sections with fewer words than this: too little to ask about.")
 @click.option("--golden", "against", type=click.Path(path_type=Path), multiple=True,
               help="Golden set (or pending candidates) to deduplicate against; repeatable.")
-@click.option("--api-key-env", default="RAGAUGE_DRAFT_API_KEY", show_default=True,
+@click.option("--api-key-env", default=DRAFT_KEY_ENV, show_default=True,
               help="Environment variable holding the endpoint's key (never written anywhere).")
 @click.option("--timeout", type=float, default=CALL_TIMEOUT, show_default=True, help="Seconds per call.")
 def draft_command(corpus: Path, endpoint: str | None, model: str | None, n: int, output: Path, seed: int,

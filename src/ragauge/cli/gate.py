@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragauge.api.defaults import DEFAULT_FORMAT, DEFAULT_SEED
 from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option
 from ragauge.cli.run import call_options
 from ragauge.reports.registry import formats
+from ragauge.runner.options import ExecutorOptions
 
 if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
@@ -22,7 +24,8 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.argument("golden", type=click.Path(path_type=Path)),
         click.option("--run", "run_path", type=click.Path(path_type=Path), help="Run file (JSONL or TREC)."),
         click.option("--retriever", "spec", help="Call this retriever instead of reading a run (fetches --fetch, "
-                                                 "default 20; HTTP settings from the [retriever] table of --config)."),
+                                                 f"default {ExecutorOptions.fetch}; HTTP settings from the [retriever] "
+                                                 "table of --config)."),
         click.option("--baseline", "baseline_path", required=True, type=click.Path(path_type=Path),
                      help="Baseline JSON file, e.g. eval/baseline.json."),
         click.option("--config", "config_path", type=click.Path(path_type=Path),
@@ -73,8 +76,9 @@ def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: s
               help="With --retriever: ask the questions in a seeded random order and stop as soon as every tested "
                    "rule is decided (anytime-valid tests; needs fail_if significant, drop_and_significant or "
                    "not_shown_no_worse, and no tag floors).")
-@click.option("--seed", default=0, show_default=True, help="The question order of a --sequential gate.")
-@click.option("--format", "fmt", type=click.Choice(formats("gate")), default="text",
+@click.option("--seed", default=DEFAULT_SEED, show_default=True,
+              help="The question order of a --sequential gate.")
+@click.option("--format", "fmt", type=click.Choice(formats("gate")), default=DEFAULT_FORMAT,
               show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,

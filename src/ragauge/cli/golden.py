@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from ragauge.api.defaults import MAX_RELEVANT, MIN_PER_TAG
+from ragauge.api.defaults import (
+    BEIR_SPLIT,
+    DEFAULT_DEPTH,
+    DEFAULT_FORMAT,
+    MAX_RELEVANT,
+    MIN_PER_TAG,
+    NER_MODEL,
+    PHONE_REGIONS,
+    SCRUB_FIELDS,
+)
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
@@ -25,7 +34,7 @@ def golden_group() -> None:
 
 @golden_group.command("import-beir")
 @click.argument("folder", type=click.Path(path_type=Path))
-@click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv to read.")
+@click.option("--split", default=BEIR_SPLIT, show_default=True, help="Which qrels/<split>.tsv to read.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Golden set JSONL to write.")
 def import_beir_command(folder: Path, split: str, output: Path) -> None:
     """Turn a BEIR dataset folder (queries.jsonl + qrels/SPLIT.tsv) into a golden set.
@@ -48,7 +57,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
                                           "documents: bm25:, dense:, hybrid:, pgvector:).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="ragauge.toml with a [retriever] section (for --retriever; found automatically if omitted).")
-@click.option("--format", "fmt", type=click.Choice(formats("validation")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("validation")), default=DEFAULT_FORMAT, show_default=True)
 @click.option("--min-per-tag", type=int, default=MIN_PER_TAG, show_default=True,
               help="Warn about tags with fewer questions than this.")
 @click.option("--run", type=click.Path(path_type=Path),
@@ -57,7 +66,7 @@ def import_beir_command(folder: Path, split: str, output: Path) -> None:
               help="Cutoff(s) for the power figures (with --run).")
 @click.option("--pool", "pools", type=click.Path(path_type=Path), multiple=True,
               help="A pool file from 'golden pool', or run files to pool (repeatable): check label health.")
-@click.option("--pool-depth", type=int, help="Depth to pool run files at (--pool RUN; default 10).")
+@click.option("--pool-depth", type=int, help=f"Depth to pool run files at (--pool RUN; default {DEFAULT_DEPTH}).")
 @click.option("--max-relevant", type=int, default=MAX_RELEVANT, show_default=True,
               help="Flag questions with more relevant documents than this (0: never).")
 @click.option("--doc-id-sep", help="With --pool RUN: map chunk ids to document ids by this separator.")
@@ -104,15 +113,15 @@ def validate_command(golden: Path, corpus: Path | None, spec: str | None, config
 @click.option("--report", "report_path", type=click.Path(path_type=Path),
               help="JSONL report of what changed: per line its id, types, counts and character spans "
                    "in the original (never the values).")
-@click.option("--fields", default="query", show_default=True,
+@click.option("--fields", default=",".join(SCRUB_FIELDS), show_default=True,
               help="Comma-separated string fields to scrub, e.g. query,notes.")
-@click.option("--regions", default="US", show_default=True,
+@click.option("--regions", default=",".join(PHONE_REGIONS), show_default=True,
               help="Phone-number regions (ISO codes, comma-separated); +CC international numbers are found "
                    "for any region.")
 @click.option("--ner", is_flag=True,
               help="Also redact person names with Presidio (pip install 'ragauge[ner]' and a spaCy model, "
-                   "e.g. python -m spacy download en_core_web_lg).")
-@click.option("--ner-model", help="Installed spaCy model for --ner (default en_core_web_lg).")
+                   f"e.g. python -m spacy download {NER_MODEL}).")
+@click.option("--ner-model", help=f"Installed spaCy model for --ner (default {NER_MODEL}).")
 def scrub_command(source: Path, output: Path, report_path: Path | None, fields: str, regions: str, ner: bool,
                   ner_model: str | None) -> None:
     """Redact personal and secret data in golden-set text fields.

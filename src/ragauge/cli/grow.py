@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import DEFAULT_FEEDBACK
 from ragauge.errors import InputError
 
 
@@ -22,7 +23,7 @@ def _feedback(text: str) -> tuple[str, ...] | None:
 @click.option("--golden", "against", type=click.Path(path_type=Path), multiple=True,
               help="Golden set (or pending candidates) to deduplicate against; repeatable.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="Candidates JSONL to write.")
-@click.option("--feedback", "feedback", default="thumbs_down,missed", show_default=True,
+@click.option("--feedback", "feedback", default=",".join(DEFAULT_FEEDBACK), show_default=True,
               help="Keep log lines with this feedback (comma-separated); 'all' keeps every line.")
 @click.option("--no-scrub", is_flag=True, help="Keep questions as logged (default: redact personal data).")
 @click.option("--source", help="Written to each candidate's 'source' (default: the log file's name).")

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ragauge.api.defaults import DEFAULT_FORMAT
 from ragauge.api.history import DEFAULT_HISTORY, FORMATS
 from ragauge.cli.options import write_output
 
@@ -29,7 +30,7 @@ def history_option(func: F) -> F:
 @click.option("--flips", nargs=2, metavar="A B",
               help="Also list the questions that flipped from A to B (ids, or last, prev, first).")
 @click.option("--flip-metric", help="Read flips on this metric (default: the largest hit@k in both).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=DEFAULT_FORMAT, show_default=True,
               help="text: a table with a sparkline per metric; json: the raw series; html: offline line charts.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here instead of stdout.")
 def history_command(history_path: Path, metrics: tuple[str, ...], tags: tuple[str, ...], last: int | None,

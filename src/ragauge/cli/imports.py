@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import BEIR_SPLIT, TOPIC_FIELD
 from ragauge.cli.report import no_color_option, warn
 from ragauge.core.escape import terminal
 
@@ -13,7 +14,7 @@ FORMAT_NAMES = ("trec", "msmarco", "beir", "ragas", "llamaindex", "deepeval")
 _output = click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
                        help="Golden set JSONL to write.")
 _topic_field = click.option("--topic-field", type=click.Choice(["title", "desc", "title+desc"]),
-                            help="trec: the topic field that is the question (default title).")
+                            help=f"trec: the topic field that is the question (default {TOPIC_FIELD}).")
 
 
 def _import(fmt: str, paths: tuple[Path, ...], output: Path, no_color: bool, **options: object) -> None:
@@ -47,7 +48,7 @@ def _import(fmt: str, paths: tuple[Path, ...], output: Path, no_color: bool, **o
 @_topic_field
 @click.option("--relevant", type=click.Choice(["context", "source-file"]),
               help="deepeval: label each golden by its context passages (default) or its source_file.")
-@click.option("--split", help="beir: which qrels/<split>.tsv to read (default test).")
+@click.option("--split", help=f"beir: which qrels/<split>.tsv to read (default {BEIR_SPLIT}).")
 @no_color_option("the notes")
 def import_command(fmt: str, paths: tuple[Path, ...], output: Path, corpus: Path | None, corpus_out: Path | None,
                    topic_field: str | None, relevant: str | None, split: str | None, no_color: bool) -> None:

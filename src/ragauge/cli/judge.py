@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import DEFAULT_FORMAT
 from ragauge.core.escape import terminal
 from ragauge.errors import InputError
 from ragauge.reports.registry import formats
@@ -28,7 +29,7 @@ from ragauge.reports.registry import formats
               help="Adjudicate: show only what the other annotators graded differently, with their grades.")
 @click.option("--no-open", is_flag=True, help="Print the page's address without opening a browser.")
 @click.option("--finish", is_flag=True, help="Merge the judgements into the golden set (no page).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=DEFAULT_FORMAT, show_default=True,
               help="The --finish summary's format.")
 def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: Path | None, annotator: str | None,
                   log: Path | None, adjudicator: str | None, disagreements: bool, no_open: bool, finish: bool,
@@ -79,7 +80,7 @@ def judge_command(pool: Path, corpus: Path | None, golden: Path | None, output: 
 @click.command("judge-stats")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--adjudicator", help="An annotator whose grade settles disagreements.")
-@click.option("--format", "fmt", type=click.Choice(formats("agreement")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("agreement")), default=DEFAULT_FORMAT, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def judge_stats_command(logs: tuple[Path, ...], adjudicator: str | None, fmt: str, output: Path | None) -> None:
     """Agreement between annotators and the disagreements to adjudicate, from judgements logs.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ragauge.api.defaults import DEFAULT_DEPTH
+from ragauge.api.defaults import DEFAULT_DEPTH, DEFAULT_FORMAT
 from ragauge.cli.run import with_call_options
 from ragauge.core.escape import terminal
 from ragauge.reports.registry import formats
@@ -27,7 +27,7 @@ from ragauge.reports.registry import formats
               help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
-@click.option("--format", "fmt", type=click.Choice(formats("pool")), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(formats("pool")), default=DEFAULT_FORMAT, show_default=True,
               help="The summary's format.")
 def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ...], depth: int, output: Path,
                  fetch: int | None, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_CORRELATION, DEFAULT_K, DEFAULT_POWER
+from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_CORRELATION, DEFAULT_FORMAT, DEFAULT_K, DEFAULT_POWER
 from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
 from ragauge.reports.registry import formats
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 @texts_options
 @unjudged_option()
 @grades_option()
-@click.option("--format", "fmt", type=click.Choice(formats("power")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(formats("power")), default=DEFAULT_FORMAT, show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def power_command(golden: Path, runs: tuple[Path, ...], ks: str, metrics: str | None, effect: float | None,
                   alpha: float, target_power: float, correlation: float, fetch: int | None, doc_id_sep: str | None,

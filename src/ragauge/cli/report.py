@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ragauge.api.defaults import WORST
+from ragauge.api.defaults import DEFAULT_FORMAT, WORST
 from ragauge.cli.options import write_output
 from ragauge.reports.registry import formats
 
@@ -20,7 +20,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def report_options(func: F) -> F:
     """``--format``, ``-o``, ``--worst`` and ``--no-color``, the same on every command that writes a report."""
     options = [
-        click.option("--format", "fmt", type=click.Choice(formats("evaluation")), default="text", show_default=True,
+        click.option("--format", "fmt", type=click.Choice(formats("evaluation")), default=DEFAULT_FORMAT,
+                     show_default=True,
                      help="text for a terminal, markdown for a PR comment or $GITHUB_STEP_SUMMARY, html for a "
                           "self-contained page, junit for CI test listings, json to keep (and re-render later)."),
         click.option("-o", "--output", type=click.Path(path_type=Path),

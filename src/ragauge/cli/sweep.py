@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import DEFAULT_FACTOR, DEFAULT_FORMAT, SWEEP_OUTPUT
 from ragauge.cli.options import write_output
 from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.cli.tracking import log_to_mlflow, mlflow_option
@@ -44,7 +45,7 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
               help="The corpus the built-in retrievers index (.jsonl, .jsonl.gz or a folder of .md/.txt/.html).")
 @click.option("--config", "config_path", required=True, type=click.Path(path_type=Path),
               help="The sweep file (TOML): [sweep] settings and one [[config]] table per configuration or grid.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("ragauge-sweep"), show_default=True,
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path(SWEEP_OUTPUT), show_default=True,
               help="Folder for the index cache, every configuration's run and sweep.json.")
 @click.option("--holdout", type=float, help="Tune on the other questions and measure the chosen configuration on "
                                             "this share, split by a hash of the question id (e.g. 0.3).")
@@ -54,8 +55,8 @@ def stage_progress() -> Callable[[str, int, int, str], None] | None:
                                         "in all; configurations are dropped on samples of the tuning questions and the "
                                         "survivors confirmed on all of them (see docs/sweep.md).")
 @click.option("--factor", type=int, help="With --budget: keep the best 1/FACTOR of the configurations each round "
-                                         "[default: 3].")
-@click.option("--format", "fmt", type=click.Choice(formats("sweep")), default="text",
+                                         f"[default: {DEFAULT_FACTOR}].")
+@click.option("--format", "fmt", type=click.Choice(formats("sweep")), default=DEFAULT_FORMAT,
               show_default=True)
 @click.option("--report", type=click.Path(path_type=Path), help="Write the report here instead of stdout. The HTML "
               "page links each configuration to its eval report in DIR/reports/, relative to this file (to the "

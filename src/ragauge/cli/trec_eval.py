@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ragauge.api.defaults import RELEVANCE_LEVEL
+
 
 @click.command("trec-eval")
 @click.argument("qrels", type=click.Path(path_type=Path))
@@ -13,7 +15,7 @@ import click
 @click.option("-q", "per_query", is_flag=True, help="Also print each query's values.")
 @click.option("-c", "complete", is_flag=True, help="Average over all queries in the qrels (missing ones score 0).")
 @click.option("-M", "max_docs", type=int, help="Keep at most N documents per query.")
-@click.option("-l", "rel_level", type=int, default=1, show_default=True,
+@click.option("-l", "rel_level", type=int, default=RELEVANCE_LEVEL, show_default=True,
               help="Relevance level: grade >= N is relevant.")
 @click.option("-m", "measures", multiple=True,
               help="Measure (official, all_trec, map, P, P.5,10, recall, ndcg, ndcg_cut, map_cut, success, ...).")

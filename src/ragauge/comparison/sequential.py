@@ -16,7 +16,7 @@ from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.golden import GoldenSet
 from ragauge.errors import InputError
 from ragauge.formats.golden import as_golden
-from ragauge.stats import DEFAULT_ALPHA
+from ragauge.stats import DEFAULT_ALPHA, DEFAULT_SEED, SEQUENTIAL_METRIC
 from ragauge.stats.sequential import SequentialTest, sequential_test
 
 SEQUENTIAL_VERSION = 1
@@ -66,10 +66,10 @@ def ask(part: GoldenSet, adapter: Any, executor: Any, scoring: Any) -> Any:
     return score_run(part, answer_all(part, adapter, None, executor).run, scoring)
 
 
-def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = "ndcg@10", alpha: float = DEFAULT_ALPHA,
-                       seed: int = 0, fetch: int | None = None, concurrency: int | None = None,
-                       timeout: float | None = None, retries: int | None = None, batch: int | None = None,
-                       doc_id_key: str | None = None,
+def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = SEQUENTIAL_METRIC,
+                       alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED, fetch: int | None = None,
+                       concurrency: int | None = None, timeout: float | None = None, retries: int | None = None,
+                       batch: int | None = None, doc_id_key: str | None = None,
                        config: Mapping[str, Any] | None = None, corpus: str | Path | None = None
                        ) -> SequentialComparison:
     """Ask ``base`` and ``new`` (retriever specs, functions ``fn(query, n)`` or framework objects, as

@@ -14,3 +14,16 @@ DRAFT_PER_DOCUMENT = 1
 """At most this many sections of one document are sampled for drafting (``--per-document``)."""
 MIN_WORDS = 25
 """A section with fewer words is too little to ask about (``--min-words``)."""
+DRAFT_LANGUAGE = "en"
+"""The language ``golden draft`` asks for its questions in (``--language``: a code or a name)."""
+DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
+"""The environment variable holding the drafting endpoint's key (``--api-key-env``)."""
+DEFAULT_FEEDBACK = ("thumbs_down", "missed")
+"""The feedback of the log lines ``golden add --from-log`` keeps (``--feedback``)."""
+SCRUB_FIELDS = ("query",)
+"""The string fields of each line ``golden scrub`` scrubs (``--fields``)."""
+PHONE_REGIONS = ("US",)
+"""The regions whose phone numbers ``golden scrub`` finds (``--regions``; +CC numbers for any region)."""
+NER_MODEL = "en_core_web_lg"
+"""The spaCy model ``golden scrub --ner`` finds person names with (Presidio's default English model;
+``en_core_web_sm`` is smaller and misses more names)."""

@@ -39,7 +39,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ragauge.core.numbers import COUNT, WHOLE, check_number
-from ragauge.curation import DRAFT_PER_DOCUMENT, DRAFT_QUESTIONS
+from ragauge.curation import DRAFT_KEY_ENV as DRAFT_KEY_ENV
+from ragauge.curation import DRAFT_LANGUAGE, DRAFT_PER_DOCUMENT, DRAFT_QUESTIONS
 from ragauge.curation import MIN_WORDS as MIN_WORDS
 from ragauge.curation.grow import NEEDS_REVIEW, candidate_id, read_questions
 from ragauge.curation.leakage import LEAK_RUN, LEAK_SHARE, LEAK_SHORT_RUN, leakage, words
@@ -49,8 +50,8 @@ from ragauge.data.ids import section_parent
 from ragauge.errors import InputError, flag
 from ragauge.llm import CALL_BACKOFF, CALL_RETRIES, CALL_TIMEOUT
 from ragauge.llm.chat import ChatClient, ChatEndpoint, give_up
+from ragauge.stats import DEFAULT_SEED
 
-DRAFT_KEY_ENV = "RAGAUGE_DRAFT_API_KEY"
 DRAFTER = "the drafting model"
 
 MAX_QUESTION_CHARS = 300
@@ -190,7 +191,8 @@ def sections_of(docs: Sequence[tuple[str, str, str]]) -> list[Section]:
     return [Section(i, section_parent(i) or i, title, text) for i, title, text in docs]
 
 
-def sample_sections(sections: Sequence[Section], n: int, *, seed: int = 0, per_document: int = DRAFT_PER_DOCUMENT,
+def sample_sections(sections: Sequence[Section], n: int, *, seed: int = DEFAULT_SEED,
+                    per_document: int = DRAFT_PER_DOCUMENT,
                     min_words: int = MIN_WORDS) -> tuple[list[Section], int]:
     """Up to ``n`` sections of at least ``min_words`` words, stratified across documents (see the
     module docstring), and how many were too short."""
@@ -265,9 +267,9 @@ def draft_golden(
     output: str | Path | None = None,
     *,
     n: int = DRAFT_QUESTIONS,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     per_document: int = DRAFT_PER_DOCUMENT,
-    language: str = "en",
+    language: str = DRAFT_LANGUAGE,
     min_words: int = MIN_WORDS,
     against: Sequence[str | Path] = (),
     today: date | None = None,

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragauge.core.jsonl import decode_lines
+from ragauge.curation import DEFAULT_FEEDBACK as DEFAULT_FEEDBACK
 
 # the merge moved to ragauge.curation.merge; its names stay importable from here
 from ragauge.curation.merge import REJECTED as REJECTED
@@ -53,7 +54,6 @@ from ragauge.errors import InputError, where
 if TYPE_CHECKING:
     from ragauge.curation.scrub import ScrubResult
 
-DEFAULT_FEEDBACK = ("thumbs_down", "missed")
 HINT_LIMIT = 20
 NEEDS_REVIEW = "needs-review"
 

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragauge.curation import DEFAULT_DEPTH
 from ragauge.curation.findings import Finding
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.data.pool import Pool, PoolSystem
@@ -147,7 +148,7 @@ def load_pool(golden: GoldenSet, pool: Any, depth: int | None = None, *, doc_id_
     names = [s.name for s, _ in systems]
     if len(set(names)) != len(names):
         raise InputError(f"run {next(n for n in names if names.count(n) > 1)!r} is given twice")
-    built, _ = build_pool(golden, systems, 10 if depth is None else depth, doc_id_sep=doc_id_sep,
+    built, _ = build_pool(golden, systems, DEFAULT_DEPTH if depth is None else depth, doc_id_sep=doc_id_sep,
                           doc_id_pattern=doc_id_pattern)
     return built, ", ".join(names)
 

@@ -30,6 +30,7 @@ from typing import Any
 from ragauge.curation.validate import ValidationReport, validate_lines
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.errors import InputError, flag
+from ragauge.formats import BEIR_SPLIT, TOPIC_FIELD
 
 FILES = {"trec": ("TOPICS", "QRELS"), "msmarco": ("QUERIES", "QRELS"), "beir": ("FOLDER",), "ragas": ("FILE",),
          "llamaindex": ("FILE",), "deepeval": ("FILE",)}
@@ -62,13 +63,13 @@ def _queries(format: str, paths: Sequence[Path], *, corpus: Path | None, topic_f
     if format in ("trec", "msmarco"):
         read = topics.read_topics if format == "trec" else topics.read_query_tsv
         queries, notes = topics.golden_from_topics(
-            read(paths[0]), topics.read_qrels_dict(paths[1]), field=topic_field or "title", topics_path=paths[0],
+            read(paths[0]), topics.read_qrels_dict(paths[1]), field=topic_field or TOPIC_FIELD, topics_path=paths[0],
             qrels_path=paths[1], what="topic" if format == "trec" else "query")
         return queries, notes, []
     if format == "beir":
         from ragauge.formats.beir import import_beir
 
-        return list(import_beir(paths[0], split or "test")), [], []
+        return list(import_beir(paths[0], split or BEIR_SPLIT)), [], []
     index = None
     if corpus is not None:
         from ragauge.retrieve.corpus import read_documents

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from ragauge.curation import NER_MODEL
 from ragauge.curation.detectors import Detection, Detector
 from ragauge.errors import InputError, MissingExtra, flag
 
-DEFAULT_MODEL = "en_core_web_lg"
-"""Presidio's default English model; ``en_core_web_sm`` is smaller and misses more names."""
+DEFAULT_MODEL = NER_MODEL
+"""The spaCy model used unless told (its one home: ``ragauge.curation.NER_MODEL``)."""
 
 
 def person_finder(model: str = DEFAULT_MODEL, score_threshold: float = 0.5) -> Detector:

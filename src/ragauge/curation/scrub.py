@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from ragauge.curation import NER_MODEL, PHONE_REGIONS, SCRUB_FIELDS
 from ragauge.curation.detectors import PRIORITY, Detection, Detector, default_detectors
 
 REPORT_VERSION = 1
@@ -149,8 +150,8 @@ class ScrubOptions:
     """What ``scrub`` looks at: ``fields`` of each line (strings only), phone ``regions``, and whether
     to find person names with the NER extra (``ner_model``: an installed spaCy model)."""
 
-    fields: tuple[str, ...] = ("query",)
-    regions: tuple[str, ...] = ("US",)
+    fields: tuple[str, ...] = SCRUB_FIELDS
+    regions: tuple[str, ...] = PHONE_REGIONS
     ner: bool = False
     ner_model: str | None = None
 
@@ -158,9 +159,9 @@ class ScrubOptions:
         """Build the detectors (the NER model is loaded here, once)."""
         found = default_detectors(self.regions)
         if self.ner:
-            from ragauge.curation.ner import DEFAULT_MODEL, person_finder
+            from ragauge.curation.ner import person_finder
 
-            found += (person_finder(self.ner_model or DEFAULT_MODEL),)
+            found += (person_finder(self.ner_model or NER_MODEL),)
         return found
 
 

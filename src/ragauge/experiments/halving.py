@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from ragauge.core.numbers import COUNT, Range, check_number
 from ragauge.errors import InputError, flag
+from ragauge.experiments import DEFAULT_FACTOR as DEFAULT_FACTOR
 
 MIN_SAMPLE = 10
 """The fewest questions a first sample holds: below it a mean is mostly the luck of the draw."""
-DEFAULT_FACTOR = 3
 FACTOR = Range(2, integer=True)
 
 

@@ -14,6 +14,7 @@ from ragauge.core.files import atomic_write
 from ragauge.core.jsonl import dumps
 from ragauge.core.notes import LOUD
 from ragauge.errors import InputError, flag
+from ragauge.experiments import SWEEP_OUTPUT
 from ragauge.experiments.analysis import check_enough, holdout_check, select, shared_questions, table
 from ragauge.experiments.grid import SweepPlan, plan_from_dict, read_plan
 from ragauge.experiments.halving import sample_order, schedule
@@ -41,7 +42,7 @@ def as_plan(config: SweepPlan | str | Path | Mapping[str, Any]) -> SweepPlan:
 
 
 def sweep(golden: Any, corpus: str | Path, config: SweepPlan | str | Path | Mapping[str, Any],
-          output: str | Path = "ragauge-sweep", *, holdout: float | None = None, holdout_tag: str | None = None,
+          output: str | Path = SWEEP_OUTPUT, *, holdout: float | None = None, holdout_tag: str | None = None,
           budget: int | None = None, factor: int | None = None, on_progress: OnProgress | None = None) -> SweepResult:
     """Run every configuration of ``config`` (a sweep TOML file, its parsed content, or a
     :class:`SweepPlan`) over ``golden`` with the built-in retrievers on ``corpus``, and compare them.

@@ -10,6 +10,7 @@ from ragauge.core.jsonl import read_jsonl
 from ragauge.core.numbers import GRADE, check_number
 from ragauge.data.golden import GoldenQuery, GoldenSet
 from ragauge.errors import InputError, where
+from ragauge.formats import BEIR_SPLIT
 
 
 def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
@@ -37,7 +38,7 @@ def read_beir_qrels(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def import_beir(folder: str | Path, split: str = "test", output: str | Path | None = None) -> GoldenSet:
+def import_beir(folder: str | Path, split: str = BEIR_SPLIT, output: str | Path | None = None) -> GoldenSet:
     """A golden set of the split's judged queries, in queries.jsonl order, tagged with the split;
     written to ``output`` (atomically: a failure leaves no partial file) when given."""
     folder = Path(folder)

@@ -32,6 +32,7 @@ from pathlib import Path
 from ragauge.core.files import decode_utf8, read_input
 from ragauge.data.golden import GoldenQuery
 from ragauge.errors import InputError, flag, where
+from ragauge.formats import TOPIC_FIELD
 
 TOPIC_FIELDS = ("title", "desc", "title+desc")
 _LABELS = {"num": r"number\s*:", "title": r"topic\s*:", "desc": r"description\s*:", "narr": r"narrative\s*:"}
@@ -203,7 +204,7 @@ def topic_query(topic: Topic, field: str, path: str | Path) -> str:
     return " ".join(topic.fields[p] for p in parts)
 
 
-def golden_from_topics(topics: list[Topic], qrels: Mapping[str, Mapping[str, float]], *, field: str = "title",
+def golden_from_topics(topics: list[Topic], qrels: Mapping[str, Mapping[str, float]], *, field: str = TOPIC_FIELD,
                        topics_path: str | Path, qrels_path: str | Path, what: str = "topic") -> tuple[
                            list[GoldenQuery], list[str]]:
     """Golden questions for the judged topics, in the topics' order, and the notes that change how

@@ -27,6 +27,7 @@ import numpy as np
 from ragauge.errors import ContractMismatch, InputError, NotComparable
 from ragauge.gating.check import GateResult, RuleOutcome, _critical_rule
 from ragauge.gating.config import GateRules
+from ragauge.stats import DEFAULT_SEED
 
 METHOD = ("anytime-valid one-sided tests by betting (confidence sequences), checked after every question; "
           "Bonferroni over the rules that fail on a drop")
@@ -52,7 +53,7 @@ def decide(d: np.ndarray, fail_if: str, allowed: float, alpha: float, level: flo
 
 
 def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules: GateRules | str | Path | None = None,
-                    seed: int = 0, fetch: int | None = None, concurrency: int | None = None,
+                    seed: int = DEFAULT_SEED, fetch: int | None = None, concurrency: int | None = None,
                     timeout: float | None = None, retries: int | None = None, batch: int | None = None,
                     doc_id_key: str | None = None,
                     config: Mapping[str, Any] | None = None) -> GateResult:

@@ -12,6 +12,7 @@ import numpy as np
 from ragauge.core.arrow import hash64, strings, take
 from ragauge.core.background import start
 from ragauge.core.grouping import group_rows
+from ragauge.data.relevance import RELEVANCE_LEVEL
 from ragauge.errors import DuplicateDocument, InputError, flag
 from ragauge.formats.blocks import streams, trec_run_blocks
 from ragauge.formats.trec import Qrels, TrecRun, read_qrels, read_trec_run, trec_ranking
@@ -24,14 +25,14 @@ MIN_GEO_MEAN = 0.00001
 
 @dataclass(frozen=True)
 class TrecEvalOptions:
-    """trec_eval's flags: ``-q`` per_query, ``-c`` complete, ``-M`` max_docs, ``-l`` rel_level,
-    ``-m`` measures."""
+    """trec_eval's flags: ``-q`` per_query, ``-c`` complete, ``-M`` max_docs, ``-l`` rel_level
+    (default ``RELEVANCE_LEVEL``, trec_eval's and ragauge's: grade >= 1 is relevant), ``-m`` measures."""
 
     measures: list[str] = field(default_factory=list)
     per_query: bool = False
     complete: bool = False
     max_docs: int | None = None
-    rel_level: int = 1
+    rel_level: int = RELEVANCE_LEVEL
 
 
 @dataclass(frozen=True)
