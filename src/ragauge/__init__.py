@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ragauge.api.golden import merge_candidates
     from ragauge.api.index import index
     from ragauge.api.report import render
-    from ragauge.api.run import merge_shards, run_retriever
+    from ragauge.api.run import merge_shards, open_retriever, run_retriever
     from ragauge.api.traces import import_traces
     from ragauge.api.tracking import log_mlflow
     from ragauge.attribution.judge import JudgeOptions
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ragauge.curation.validate import ValidationReport, validate_golden
     from ragauge.data.answers import Answers, AnswerVerdict
     from ragauge.data.golden import GoldenQuery, GoldenSet
-    from ragauge.data.hits import Hit, QueryResult
+    from ragauge.data.hits import Call, Hit, QueryResult
     from ragauge.data.pool import Pool
     from ragauge.data.run import Run
     from ragauge.errors import (
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     # data model
     "GoldenQuery": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden",
-    "Hit": "ragauge.data.hits", "QueryResult": "ragauge.data.hits", "Run": "ragauge.data.run",
+    "Hit": "ragauge.data.hits", "Call": "ragauge.data.hits", "QueryResult": "ragauge.data.hits", "Run": "ragauge.data.run",
     # files
     "load_golden": "ragauge.api.files", "write_golden": "ragauge.api.files",
     "as_golden": "ragauge.api.files",
@@ -98,7 +98,7 @@ _EXPORTS: dict[str, str] = {
     "Returned": "ragauge.evaluation.scores", "read_result": "ragauge.api.report",
     "trec_eval": "ragauge.api.tools", "TrecEvalOptions": "ragauge.treceval.runner",
     # retrievers
-    "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run",
+    "evaluate": "ragauge.api.evaluate", "run_retriever": "ragauge.api.run", "open_retriever": "ragauge.api.run",
     "merge_shards": "ragauge.api.run", "index": "ragauge.api.index", "render": "ragauge.api.report",
     # traces (OpenTelemetry, OpenInference) as runs
     "import_traces": "ragauge.api.traces", "TraceImport": "ragauge.formats.trace_import",
@@ -162,7 +162,7 @@ __all__ = [
     "write_run_jsonl",
     "DraftOptions", "DraftResult", "draft_golden", "add_from_log", "init_project", "index", "render",
     "merge_candidates", "log_mlflow", "assess_golden", "AssessReport",
-    "import_traces", "TraceImport",
+    "import_traces", "TraceImport", "open_retriever", "Call",
     "assessor_agreement", "AssessorAudit",
 ]
 

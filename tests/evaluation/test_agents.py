@@ -40,6 +40,8 @@ def test_the_trajectory_breakdown_counts_what_each_call_and_tool_found(tmp_path:
                                       "share_found": pytest.approx(2 / 3)}
     assert t["by_tool"]["lookup"]["wasted"] == 1
     assert t["by_tool"]["(no tool)"]["found"] == 1
+    assert t["by_tool"]["(no tool)"]["latency_ms"] is None  # no call gave one: unknown, not 0
+    assert t["by_tool"]["lookup"]["cost"] is None
     assert ev.summary["wasted_calls"] == pytest.approx((1 + 1) / 2)
     assert ragauge.evaluate(_write(tmp_path / "g.jsonl", golden), run={"a": ["d1"], "b": ["d3"]}).meta.get(
         "trajectories") is None

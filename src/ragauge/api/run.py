@@ -16,8 +16,21 @@ from ragauge.runner.ray_workers import RaySetup as RaySetup
 
 if TYPE_CHECKING:
     from ragauge.data.run import Run
+    from ragauge.retrieve.base import Retriever
 
-__all__ = ["Progress", "RaySetup", "merge_shards", "retrieve_all", "run_retriever", "terminal_progress"]
+__all__ = ["Progress", "RaySetup", "merge_shards", "open_retriever", "retrieve_all", "run_retriever",
+           "terminal_progress"]
+
+
+def open_retriever(spec: str, *, timeout: float | None = None) -> Retriever:
+    """Open the retriever ``spec`` (any spec ``ragauge run --retriever`` takes: ``bm25:corpus.jsonl``,
+    ``http://...``, a store) for your own code, such as an agent's search tool: ``search(query, n)``
+    returns a ``Retrieved`` whose ``hits`` are in rank order; ``close()`` frees it. ``timeout``
+    bounds each call (seconds; default ``RetrieverOptions.timeout``)."""
+    from ragauge.retrieve.registry import open_retriever as open_spec
+    from ragauge.runner.live import call_options
+
+    return open_spec(spec, call_options(timeout=timeout))
 
 
 def merge_shards(paths: Sequence[str | Path], output: str | Path) -> Run:

@@ -3,7 +3,8 @@ each answerable question's scored trajectory (``data.hits.scored_calls``).
 
 A call *found* a relevant document when it was the first call to return it (``Rankings.calls``: the
 trajectory is folded into documents first-seen); a call that found none is *wasted*. Latency and
-cost are summed over the calls that give them. Within the fetch depth, like every metric.
+cost are summed over the calls that give them (None when no call of the row gives one). Within the
+fetch depth, like every metric.
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def trajectory_report(ids: Sequence[str], rankings: Rankings, calls: Mapping[str
                 row["wasted"] += new == 0
                 if call.latency_ms is not None:
                     row["latency_ms"] += call.latency_ms
+                    row["timed"] += 1
                 if call.cost is not None:
                     row["cost"] += call.cost
+                    row["priced"] += 1
     if not questions:
         return None
     every = sum(row["found"] for row in by_call.values())
@@ -62,8 +65,12 @@ def trajectory_report(ids: Sequence[str], rankings: Rankings, calls: Mapping[str
 
 
 def _empty() -> dict[str, float]:
-    return {"calls": 0, "found": 0, "wasted": 0, "latency_ms": 0.0, "cost": 0.0}
+    return {"calls": 0, "found": 0, "wasted": 0, "latency_ms": 0.0, "cost": 0.0, "timed": 0, "priced": 0}
 
 
-def _ints(row: dict[str, float]) -> dict[str, float]:
-    return {k: int(v) if k in ("calls", "found", "wasted") else float(v) for k, v in row.items()}
+def _ints(row: dict[str, float]) -> dict[str, float | None]:
+    out: dict[str, float | None] = {k: int(row[k]) for k in ("calls", "found", "wasted")}
+    out["latency_ms"] = float(row["latency_ms"]) if row["timed"] else None
+    out["cost"] = float(row["cost"]) if row["priced"] else None
+    out["share_found"] = float(row["share_found"])
+    return out
