@@ -123,3 +123,16 @@ def test_trajectory_metrics_are_documented_with_formulas() -> None:
     for name in TRAJECTORY:
         family = METRICS[name]
         assert family.lower_is_better and family.cutoff == "none" and family.formula and family.doc
+
+
+def test_token_budgets_count_the_trajectory_in_call_order(tmp_path: Path) -> None:
+    golden = [{"id": "q", "query": "x", "evidence": [["a"], ["b"]]}]
+    hit = lambda d, n: {"doc_id": d, "length": n}  # noqa: E731
+    run = [{"id": "q", "calls": [{"hits": [hit("z", 50), hit("a", 100)]}, {"hits": [hit("a", 100), hit("b", 80)]}]}]
+    ev = ragauge.evaluate(_write(tmp_path / "g.jsonl", golden), run=_write(tmp_path / "r.jsonl", run),
+                          metrics=["evidence_recall@150t", "evidence_recall@250t", "evidence_recall@330t",
+                                   "complete@330t"])
+    # 50 + 100 words hold "z a"; the second call's "a" costs its 100 words again (a budget counts every
+    # hit sent) and "b" fits only within 330
+    assert ev.queries[0].values == {"evidence_recall@150t": 0.5, "evidence_recall@250t": 0.5,
+                                    "evidence_recall@330t": 1.0, "complete@330t": 1.0}
