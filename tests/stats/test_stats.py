@@ -175,6 +175,13 @@ def test_betting_intervals_for_one_mean() -> None:
     assert 0 <= lo < values.mean() < hi <= 1
 
 
+def test_a_count_s_interval_is_the_share_s_scaled_to_its_bound() -> None:
+    counts = np.random.default_rng(4).integers(1, 6, 40).astype(float)  # calls made: 1 to 5
+    lo, hi = mean_interval(counts, high=5.0)
+    assert lo < counts.mean() < hi <= 5.0 and hi > 1.0  # on [0, 1] it would be clipped below 1
+    assert (lo, hi) == pytest.approx(tuple(5.0 * x for x in mean_interval(counts / 5.0)))
+
+
 @settings(max_examples=100)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=20))
 def test_holm_is_monotone_bounded_and_at_least_raw(ps: list[float]) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ragauge.evaluation.options import contract_value
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.tags import group_by_tag
@@ -71,6 +73,27 @@ def table_metrics(metrics: Sequence[str]) -> list[str]:
     return [m for m in metrics if m in chosen]
 
 
+def is_count(metric: str) -> bool:
+    """Whether ``metric`` is a count of calls where lower is better (False for a name this ragauge
+    cannot read: a saved result may carry one)."""
+    from ragauge.errors import InputError
+    from ragauge.metrics.spec import lower_is_better
+
+    try:
+        return lower_is_better(metric)
+    except InputError:
+        return False
+
+
+def lower_note(metrics: Sequence[str]) -> str | None:
+    """The words every report puts where the counts among ``metrics`` are listed; None without one."""
+    counts = [m for m in metrics if is_count(m)]
+    if not counts:
+        return None
+    return f"{', '.join(counts)}: {'a count' if len(counts) == 1 else 'counts'} of calls per question, " \
+           "lower is better (not a share in [0, 1])"
+
+
 def relevant_ids(q: QueryScore) -> list[str]:
     """The documents a question expects (grade >= 1), highest grade first, then in golden order."""
     rel = [(doc, g) for doc, g in q.relevant.items() if g >= RELEVANT_GRADE]
@@ -115,13 +138,17 @@ class TagRow:
 def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) -> list[TagRow]:
     """The per-tag table in the result's order (weakest first), with a 95% interval of the mean
     (``stats.mean``: the betting interval, valid for any values) for each metric in ``ci_metrics``
-    (default: the first metric only)."""
+    (default: the first metric only). A count of calls (lower is better) is bounded by its largest
+    value over every question (``stats.paired.count_scale``, as compare and the gate bound it), a
+    share by 1."""
 
     from ragauge.stats.mean import mean_interval
+    from ragauge.stats.paired import count_scale
 
     wanted = evaluation.metrics[:1] if ci_metrics is None else ci_metrics
     tags = evaluation.row_tags
     members = group_by_tag(range(len(tags)), tags.__getitem__)  # row numbers: no row is made
+    high = {m: count_scale(_known(evaluation.column(m))) if is_count(m) else 1.0 for m in wanted}
     rows = []
     for tag, vals in evaluation.by_tag.items():
         at = members.get(tag, [])
@@ -129,10 +156,16 @@ def tag_rows(evaluation: Evaluation, ci_metrics: tuple[str, ...] | None = None) 
         for m in wanted:
             values = evaluation.column(m)[at]
             if len(values) > 1:
-                ci[m] = mean_interval(values, CONFIDENCE)
+                ci[m] = mean_interval(values, CONFIDENCE, high[m])
         rows.append(TagRow(tag, int(vals.get("n", len(at))),
                            {m: float(vals.get(m, 0.0)) for m in evaluation.metrics}, ci))
     return rows
+
+
+def _known(values: np.ndarray) -> np.ndarray:
+    """``values`` without NaN (a question without the value)."""
+    known: np.ndarray = values[~np.isnan(values)]
+    return known
 
 
 @dataclass(frozen=True)
