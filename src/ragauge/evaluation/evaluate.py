@@ -275,9 +275,10 @@ def _score(golden: GoldenSet, run: Run | RunStream, options: EvalOptions, whole:
     trajectories = trajectory_report(hits.ids, rankings, run.calls, answerable)
     if trajectories is not None:
         meta["trajectories"] = trajectories
-    turns = turn_report(queries, golden.by_id, names)
-    if turns is not None:
-        meta["turns"] = turns
+    if any(q.conversation is not None for q in golden):  # reads the rows: made only for conversations
+        turns = turn_report(queries, golden.by_id, names)
+        if turns is not None:
+            meta["turns"] = turns
     if len(run.stages) > 1:
         meta["stages"] = _stages(golden, run, options, whole, mean_over, queries, summary, max_k or DEFAULT_K)
     return Evaluation(tuple(names), summary, tag_means(queries, names), queries,

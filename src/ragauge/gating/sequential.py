@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ragauge.errors import ContractMismatch, InputError, NotComparable
-from ragauge.gating.check import GateResult, RuleOutcome, _critical_rule
 from ragauge.gating.config import GateRules
+from ragauge.gating.outcome import GateResult, RuleOutcome
+from ragauge.gating.rules.critical import critical_rule
 from ragauge.stats import DEFAULT_SEED
 
 METHOD = ("anytime-valid one-sided tests by betting (confidence sequences), checked after every question; "
@@ -156,7 +157,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
         outcomes.append(RuleOutcome("metric", rule, ok, said))
     for qid in rules.critical:  # asked first: its evaluation is one of the batches'
         holder = next((e for e in evaluations if qid in e.positions), evaluations[0])
-        outcomes.append(_critical_rule(qid, rules.critical_k, holder))
+        outcomes.append(critical_rule(qid, rules.critical_k, holder))
     meta: dict[str, Any] = {"baseline": str(found.path), "baseline_created": found.data.get("created"),
             "baseline_reason": found.data.get("reason"), "rules": rules.to_dict(), "rules_source": rules.source,
             "retriever": described, "method": METHOD, "warnings": [],
