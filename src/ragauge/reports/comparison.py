@@ -42,6 +42,22 @@ def methods_line(c: Comparison) -> str:
             "(an MDE of none: these questions are too few to detect any difference)")
 
 
+def lower_line(c: Comparison) -> str | None:
+    """What a diff of a count means (``MetricDelta.lower_is_better``); None without such a metric."""
+    counts = [m for m, d in c.metrics.items() if d.lower_is_better]
+    if not counts:
+        return None
+    return (f"{', '.join(counts)}: {'a count' if len(counts) == 1 else 'counts'} of calls per question, lower is "
+            "better: a negative diff (a fall) is better; better/worse count the questions whose count fell/rose")
+
+
+def dropped(c: Comparison, diff: dict[str, float]) -> list[tuple[str, float]]:
+    """The metrics of a question that got worse, with new - base: a share that fell, a count that
+    rose (``MetricDelta.lower_is_better``; a metric the comparison does not list reads as a share)."""
+    return [(m, v) for m, v in diff.items()
+            if (v > 0 if m in c.metrics and c.metrics[m].lower_is_better else v < 0)]
+
+
 def blind_tags(c: Comparison) -> list[str]:
     """Tags whose questions are too few for any test to detect a change."""
     return [tag for tag, d in c.by_tag.items() if all(x.mde is None for x in d.values())]
@@ -101,6 +117,9 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN, *, color: bo
 
     out += fit_table(header(c), _rows(c, t), width, style=s, paint=paint)
     out += ["", *wrap(t(methods_line(c)), text, "", "  ", split=width is not None)]
+    lower = lower_line(c)
+    if lower:
+        out += wrap(t(lower), text, "", "  ", split=width is not None)
     if c.by_tag:
         out += ["", *(s(line, bold=True) for line in wrap("by tag (diff new - base, Holm-adjusted p; MDE of the "
                                                           "first metric)", text))]
@@ -118,7 +137,7 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN, *, color: bo
             f"; the worst {worse}:" if len(c.worse_queries) > worse else ":")
         out += ["", s(title, bold=True)]
         for q in c.worse_queries[:worse]:
-            drops = ", ".join(glue(f"{t(m)} {_signed(v)}") for m, v in q["diff"].items() if v < 0)
+            drops = ", ".join(glue(f"{t(m)} {_signed(v)}") for m, v in dropped(c, q["diff"]))
             out += wrap(f"{t(q['id'])}  first relevant rank {_rank(q['base_rank'])} -> {_rank(q['new_rank'])}"
                         f"  ({drops})", width, "  ", "      ", split=True)
             out += wrap(t(q["query"][:100]), width, "    query:    ", " " * 14, split=True)
@@ -149,6 +168,9 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     out.append("|" + "---|" * len(header(c)))
     out += ["| " + " | ".join(row) + " |" for row in _rows(c, md)]
     out += ["", f"<sub>{md(methods_line(c))}</sub>"]
+    lower = lower_line(c)
+    if lower:
+        out += ["", f"<sub>{md(lower)}</sub>"]
     blind = blind_tags(c)
     if blind:
         out += ["", f"<sub>tags too small to detect any change: {md(', '.join(blind))}</sub>"]
@@ -156,7 +178,7 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
         out += ["", f"<details><summary>{len(c.worse_queries)} question(s) got worse</summary>", "",
                 "| id | first relevant rank | drops | now above it |", "|---|---|---|---|"]
         for q in c.worse_queries[:worse]:
-            drops = ", ".join(f"{md(m)} {_signed(v)}" for m, v in q["diff"].items() if v < 0)
+            drops = ", ".join(f"{md(m)} {_signed(v)}" for m, v in dropped(c, q["diff"]))
             out.append(f"| {md(q['id'])} | {_rank(q['base_rank'])} → {_rank(q['new_rank'])} | {drops} | "
                        f"{', '.join(md(d) for d in q['displaced_by'])} |")
         out += ["", "</details>"]
@@ -189,8 +211,9 @@ def render_comparison_html(c: Comparison) -> str:
              "color": _color(d)} for m, d in c.metrics.items()]
     return env.get_template("comparison.html.j2").render(
         css=Markup(css), meta=c.meta, base=c.meta["base"]["run"]["path"], new=c.meta["new"]["run"]["path"],
-        rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()), worse=c.worse_queries,
-        methods=methods_line(c), blind=blind_tags(c), confidence=confidence(c),
+        rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()),
+        worse=[{**q, "drops": dropped(c, q["diff"])} for q in c.worse_queries],
+        methods=methods_line(c), lower=lower_line(c), blind=blind_tags(c), confidence=confidence(c),
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
         patterns={"heading": change_heading(c.patterns), "rows": change_rows(c.patterns),
                   "examples": change_examples(c.patterns), "notes": c.patterns.get("notes", [])},
