@@ -17,6 +17,7 @@ from ragauge.core.jinja import script_json as script_json
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports import failures
+from ragauge.reports.agents import sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -24,8 +25,10 @@ from ragauge.reports.views import (
     SMALL_TAG,
     budget_rule,
     fetch_label,
+    is_count,
     is_judged,
     judged_line,
+    lower_note,
     main_metric,
     max_cutoff,
     mean_text,
@@ -43,6 +46,8 @@ CHART_W = 720   # the by-tag chart (viewBox units)
 PAIR_W = 520    # the two charts side by side
 LABEL_CHARS = 26
 JUDGED_NOTE = "how complete the labels are, not how good the ranking is"
+LOWER = "lower is better"
+COUNT_NOTE = "a count of calls per question, lower is better"
 
 
 def _short(text: str, n: int = LABEL_CHARS) -> str:
@@ -57,7 +62,8 @@ def _weakest(value: float) -> tuple[bool, float]:
 def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
     """One horizontal bar chart per metric: a bar per tag, weakest first by that metric (ties in the
     result's order, a tag without a value last), with its 95% interval as a whisker (none below 2
-    questions). The page shows the main metric's (``views.main_metric``) first."""
+    questions). The page shows the main metric's (``views.main_metric``) first. A count of calls
+    (lower is better, not in [0, 1]) has no bar: its tags show their number, the highest first."""
     rows = tag_rows(evaluation, ci_metrics=evaluation.metrics)
     if not rows:
         return []
@@ -67,16 +73,17 @@ def _tag_charts(evaluation: Evaluation) -> list[dict[str, Any]]:
     main = main_metric(evaluation.metrics)
     for m in evaluation.metrics:
         bars = []
-        for i, r in enumerate(sorted(rows, key=lambda r: _weakest(r.means[m]))):
+        count = is_count(m)
+        for i, r in enumerate(sorted(rows, key=lambda r: _weakest(-r.means[m] if count else r.means[m]))):
             value = r.means[m]
             lo, hi = r.ci.get(m, (value, value))
             y = top + i * row_h
             bars.append({"tag": r.tag, "label": _short(r.tag), "n": r.n, "small": r.small, "value": value,
                          "lo": lo, "hi": hi, "y": y, "cy": y + row_h / 2 - 1, "w": max(value * scale, 0.0),
                          "lo_x": left + lo * scale, "hi_x": left + hi * scale})
-        ticks = [{"x": left + t * scale, "label": f"{t:g}"} for t in (0, 0.25, 0.5, 0.75, 1.0)]
+        ticks = [] if count else [{"x": left + t * scale, "label": f"{t:g}"} for t in (0, 0.25, 0.5, 0.75, 1.0)]
         charts.append({"metric": m, "main": m == main, "bars": bars, "left": left, "bar_w": bar_w, "row_h": row_h,
-                       "top": top, "height": top + len(rows) * row_h + 8, "ticks": ticks})
+                       "top": top, "height": top + len(rows) * row_h + 8, "ticks": ticks, "count": count})
     return charts
 
 
@@ -159,8 +166,9 @@ def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
     then the counts and the latency."""
     meta = evaluation.meta
     counts = meta.get("counts", {})
-    cards = [{"label": m, "value": mean_text(evaluation.summary.get(m, NAN)), "unit": "",
-              "kind": "judged" if is_judged(m) else "metric", "title": JUDGED_NOTE if is_judged(m) else ""}
+    cards = [{"label": f"{m} ({LOWER})" if is_count(m) else m, "value": mean_text(evaluation.summary.get(m, NAN)),
+              "unit": "", "kind": "judged" if is_judged(m) else "metric",
+              "title": JUDGED_NOTE if is_judged(m) else COUNT_NOTE if is_count(m) else ""}
              for m in evaluation.metrics]
     recorded, line = meta.get("judged") or {}, judged_line(evaluation)
     name = "judged" if recorded.get("k") is None else f"judged@{recorded['k']}"
@@ -179,6 +187,24 @@ def _cards(evaluation: Evaluation) -> list[dict[str, str]]:
         cards.append({"label": f"latency p50 (p95 {_ms(latency['p95'])} ms)", "value": _ms(latency["p50"]),
                       "unit": "ms", "kind": "count"})
     return cards
+
+
+def _count_columns(evaluation: Evaluation, data: dict[str, Any]) -> str:
+    """CSS that keeps the question table's good (1) and bad (0) colours off the columns of counts of
+    calls (where 0 wasted calls is good): empty without such a metric, so the page is unchanged. The
+    columns are numbered as report.js lays a row out: expander, id, question, tags (when any), first
+    relevant, why it failed (when any misses), then one cell per metric."""
+    before = 4 + int(data["has_tags"]) + int(data["has_why"])
+    cells = [f"#qtable td:nth-child({before + i + 1}).{cls}" for i, m in enumerate(evaluation.metrics) if is_count(m)
+             for cls in ("zero", "one")]
+    return "\n" + ", ".join(cells) + " { color: inherit; }\n" if cells else ""
+
+
+def _agents(evaluation: Evaluation) -> list[dict[str, Any]]:
+    """The trajectories by call and by tool, the stages side by side and the means by turn
+    (``reports.agents``), each only when the evaluation holds it; Jinja2 escapes every string."""
+    return [{"key": s.key, "title": s.title, "header": list(s.header), "rows": [list(r) for r in s.rows],
+             "notes": list(s.notes)} for s in sections(evaluation)]
 
 
 def render_html(evaluation: Evaluation) -> str:
@@ -207,6 +233,7 @@ def render_html(evaluation: Evaluation) -> str:
             "depth": recall_curve(evaluation).depth, "has_tags": any(q.tags for q in evaluation.queries),
             "has_why": evaluation.failure_table is not None and evaluation.failure_table.misses > 0,
             "titles": {name: p.title for name, p in PATTERNS.items()}}
+    css += _count_columns(evaluation, data)
     return env.get_template("report.html.j2").render(
         ev=evaluation, version=meta.get("ragauge_version", "?"), contract=contract, counts=counts,
         golden=golden, run=run, fetch=fetch_label(evaluation), css=Markup(css),
@@ -220,4 +247,5 @@ def render_html(evaluation: Evaluation) -> str:
         sources=[{"source": r.source, "label": r.label, "n": r.n,
                   "cells": [mean_text(r.means[m]) for m in evaluation.metrics]} for r in source_rows(evaluation)],
         source_note=source_caption(evaluation),
+        agents=_agents(evaluation), lower=lower_note(evaluation.metrics),
     )

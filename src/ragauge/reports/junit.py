@@ -15,7 +15,8 @@ from ragauge.core import escape
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
-from ragauge.reports.views import found, max_cutoff, mean_text, relevant_ids, source_caption, source_rows
+from ragauge.reports.agents import sections
+from ragauge.reports.views import found, lower_note, max_cutoff, mean_text, relevant_ids, source_caption, source_rows
 
 SHOWN_DOCS = 10
 
@@ -50,15 +51,21 @@ def render_junit(evaluation: Evaluation) -> str:
              ("ragauge.version", meta.get("ragauge_version")),
              ("pass.rule", f"a relevant document in the top {k}" if k else "a relevant document retrieved")]
     pairs += [(f"mean.{m}", f"{evaluation.summary.get(m, 0.0):.4f}") for m in evaluation.metrics]
+    lower = lower_note(evaluation.metrics)
+    if lower:
+        pairs.append(("counts.note", lower))
     sources = source_rows(evaluation)
     if sources:
         pairs.append(("source.note", source_caption(evaluation)))
     for row in sources:
         pairs += [(f"source.{row.source}.n", str(row.n)),
                   *((f"source.{row.source}.mean.{m}", mean_text(row.means[m])) for m in evaluation.metrics)]
+    for section in sections(evaluation):  # a row a property: stages.step.first → rerank = promoted=4; ...
+        pairs += [(f"{section.key}.{row[0]}", "; ".join(f"{h}={c}" for h, c in zip(section.header[1:], row[1:])))
+                  for row in section.rows]
     for name, value in pairs:
         if value is not None:
-            ET.SubElement(props, "property", name=name, value=escape.xml(value))
+            ET.SubElement(props, "property", name=escape.xml(name), value=escape.xml(value))
     failures = errors = 0
     total_time = 0.0
     for q in evaluation.queries:

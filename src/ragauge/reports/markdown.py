@@ -11,6 +11,7 @@ from __future__ import annotations
 from ragauge.core.escape import markdown as escape
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
+from ragauge.reports.agents import sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -21,6 +22,7 @@ from ragauge.reports.views import (
     fetch_label,
     interval_text,
     latency_cost_line,
+    lower_note,
     mean_text,
     relevant_ids,
     source_caption,
@@ -80,6 +82,17 @@ def _failures(evaluation: Evaluation) -> list[str]:
     return out
 
 
+def _agents(evaluation: Evaluation) -> list[str]:
+    """The trajectories by call and by tool, the stages side by side and the means by turn
+    (``reports.agents``), each only when the evaluation holds it."""
+    out: list[str] = []
+    for section in sections(evaluation):
+        out += ["", f"**{escape(section.title)}**", ""]
+        out += _table([escape(h) for h in section.header], [[escape(c) for c in row] for row in section.rows])
+        out += ["", "<sub>" + "<br>".join(escape(n) for n in section.notes) + "</sub>"] if section.notes else []
+    return out
+
+
 def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     """The Markdown report (GitHub-flavoured)."""
     meta = evaluation.meta
@@ -91,6 +104,9 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     out = [f"### ragauge: {escape(run)} against {escape(golden)}", ""]
     out += _table(names, [[mean_text(evaluation.summary.get(name, NAN)) for name in m]], 0) if m else []
     k = ",".join(map(str, meta.get("contract", {}).get("k", []))) or "-"
+    lower = lower_note(m)
+    if lower:
+        out += ["", f"<sub>{escape(lower)}</sub>"]
     out += ["", f"<sub>k={escape(k)} · fetch={escape(fetch_label(evaluation))} · means over "
                 f"{escape(counts.get('answerable', len(evaluation.queries)))} answerable of "
                 f"{escape(counts.get('questions', '?'))} questions · "
@@ -125,6 +141,7 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
             note += f" \\* fewer than {SMALL_TAG} questions: too few to mean much."
         out += ["", f"<sub>{note}</sub>"]
 
+    out += _agents(evaluation)
     out += _failures(evaluation)
 
     bad = worst_questions(evaluation, worst) if m else []

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from ragauge.core.escape import terminal as t
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
+from ragauge.reports.agents import sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -28,6 +29,7 @@ from ragauge.reports.views import (
     interval_text,
     judged_line,
     latency_cost_line,
+    lower_note,
     max_cutoff,
     mean_text,
     relevant_ids,
@@ -133,6 +135,9 @@ def _summary(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     means = [[t(m), mean_text(evaluation.summary.get(m, NAN))] for m in evaluation.metrics]
     lines, _ = _table(["metric", "mean"], means, None, 2, s)
     out += lines
+    lower = lower_note(evaluation.metrics)
+    if lower:
+        out += _wrap(t(lower), width)
     perf = latency_cost_line(evaluation)
     if perf:
         out += _wrap(t(perf), width)
@@ -184,6 +189,19 @@ def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     out += _wrap(f"{pct} CI: " + TAG_INTERVAL_NOTE.format(metric=names[0]) + ".", width)
     if any(row.small for row in tags):
         out += _wrap(f"* fewer than {SMALL_TAG} questions: too few to mean much (see how wide the interval is)", width)
+    return out
+
+
+def _agents(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
+    """The trajectories by call and by tool, the stages side by side and the means by turn
+    (``reports.agents``), each only when the evaluation holds it."""
+    out: list[str] = []
+    for section in sections(evaluation):
+        lines, dropped = _table([t(h) for h in section.header], [[t(c) for c in row] for row in section.rows],
+                                width, 2, s)
+        out += ["", s(t(section.title), bold=True), *lines, *_dropped(dropped, width)]
+        for note in section.notes:
+            out += _wrap(t(note), width)
     return out
 
 
@@ -279,6 +297,7 @@ def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = Fal
     out = _summary(evaluation, width, s)
     out += _by_source(evaluation, width, s)
     out += _by_tag(evaluation, width, s)
+    out += _agents(evaluation, width, s)
     out += _failures(evaluation, width, s)
     if evaluation.metrics:
         out += _worst(evaluation, worst, width, s)
