@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragauge.core.background import prefetch, start
+from ragauge.core.background import ahead, prefetch, start
 
 
 def test_start_gives_the_result_or_raises_its_error() -> None:
@@ -63,3 +63,42 @@ def test_closing_early_stops_the_thread_and_closes_the_source() -> None:
     stream.close()  # type: ignore[attr-defined]
     assert closed.is_set()
     assert not [t for t in threading.enumerate() if t.name == "ragauge-prefetch"]
+
+
+def test_ahead_keeps_the_order_and_works_in_threads_of_its_own() -> None:
+    names: set[str] = set()
+
+    def work(i: int) -> int:
+        names.add(threading.current_thread().name)
+        return i * i
+
+    got = [(i, result()) for i, result in ahead(work, range(30), 3)]
+    assert got == [(i, i * i) for i in range(30)]
+    assert names and all(name.startswith("ragauge-ahead") for name in names)
+
+
+def test_ahead_raises_an_error_where_its_result_is_asked_for() -> None:
+    def work(i: int) -> int:
+        if i == 2:
+            raise ValueError("broken third item")
+        return i
+
+    got = []
+    with pytest.raises(ValueError, match="broken third item"):
+        for _, result in ahead(work, range(6), 2):
+            got.append(result())
+    assert got == [0, 1]
+
+
+def test_closing_ahead_early_waits_for_its_threads() -> None:
+    started: list[int] = []
+
+    def work(i: int) -> int:
+        started.append(i)
+        return i
+
+    stream = ahead(work, range(1000), 2)
+    assert next(stream)[1]() == 0
+    stream.close()  # type: ignore[attr-defined]
+    assert len(started) < 10
+    assert not [t for t in threading.enumerate() if t.name.startswith("ragauge-ahead")]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def start(work: Callable[[], T], background: bool = True) -> Callable[[], T]:
@@ -70,3 +71,28 @@ def prefetch(items: Iterable[T]) -> Iterator[T]:
     finally:
         stop.set()
         thread.join()
+
+
+def ahead(work: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[tuple[T, Callable[[], R]]]:
+    """``(item, result)`` for each of ``items``, in order, where ``result()`` gives ``work(item)``
+    or raises what it raised. ``work`` runs in ``workers`` threads of its own, on the items after the
+    one the caller holds (parsing the next blocks of a file, each in one thread, while this one is
+    used). Closing the iterator early drops the work not yet started and waits for the rest."""
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="ragauge-ahead")
+    running: deque[tuple[T, Future[R]]] = deque()
+    try:
+        for item in items:
+            running.append((item, pool.submit(work, item)))
+            if len(running) > workers:
+                done, future = running.popleft()
+                yield done, future.result
+        while running:
+            done, future = running.popleft()
+            yield done, future.result
+    finally:
+        for _, future in running:
+            future.cancel()
+        pool.shutdown(wait=True)

@@ -8,14 +8,15 @@ results gives what evaluating the whole file at once gives. Large files stream o
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from ragauge.core.background import prefetch
+from ragauge.core.background import ahead, prefetch
 from ragauge.core.files import line_blocks
 from ragauge.errors import InputError
 
@@ -29,6 +30,10 @@ STREAM_BYTES = 32 << 20
 
 BLOCK_BYTES = 16 << 20
 """About how much of a run file one block reads."""
+
+PARSE_THREADS = max(2, min(4, os.cpu_count() or 1))
+"""Blocks parsed at once, each by Arrow in one thread of its own, while the block before them is
+evaluated: a block per thread spends less than Arrow splitting each block over its own threads."""
 
 
 def streams(path: str | Path, threshold: int | None = None) -> bool:
@@ -106,16 +111,19 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
     tag of the last line read so far (the run id once the file is read)."""
     import pyarrow as pa
 
-    from ragauge.core import compute as pc
-    from ragauge.core.arrow import to_numpy
     from ragauge.formats.trec import RUN_FIELDS, parse_lines, run_columns, tail_tag
 
     columns = run_columns()
     carry: pa.Table | None = None
     first_row, tag = 0, ""
-    for data, first_line, offset in _raw_blocks(path, size):
+
+    def parse(raw: tuple[bytes | pa.Buffer, int | None, int]) -> pa.Table:
+        data, first_line, _ = raw
+        return parse_lines(data, path, RUN_FIELDS, columns, "TREC run", first_line=first_line or 1, threads=False)
+
+    for (data, first_line, offset), parsed in ahead(parse, _raw_blocks(path, size), PARSE_THREADS):
         try:
-            table = parse_lines(data, path, RUN_FIELDS, columns, "TREC run", first_line=first_line or 1)
+            table = parsed()
         except InputError:
             if first_line is not None:
                 raise
@@ -131,9 +139,7 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
         if n == 0:
             carry = table
             continue
-        qid = table.column("qid")
-        same = to_numpy(pc.equal(qid, qid[n - 1]))  # the last query's rows end the block
-        cut = n - _trailing_true(same)
+        cut = _last_query_start(table.column("qid"))  # the last query's rows end the block
         carry = table.slice(cut)
         if cut:
             yield table.slice(0, cut), first_row, tag
@@ -144,23 +150,19 @@ def _complete_queries(path: Path, size: int) -> Iterator[tuple[pa.Table, int, st
 
 def _raw_blocks(path: Path, size: int) -> Iterator[tuple[bytes | pa.Buffer, int | None, int]]:
     """``(data, first_line, offset)``: blocks of whole lines of the file, from byte ``offset``.
-    A regular file is read by Arrow into reused memory (Python's reads of fresh 32 MB objects cost
-    page faults every time), and ``first_line`` is None: counting lines is left to an error. A
-    pipe is read as it flows (``core.files.line_blocks``)."""
-    import pyarrow as pa
-
+    A regular file is mapped into memory a block at a time (``_mapped``), and ``first_line`` is
+    None: counting lines is left to an error. A pipe is read as it flows (``core.files.line_blocks``)."""
     if not path.is_file():
         for data, first_line in line_blocks(path, "TREC run", size):
             yield data, first_line, 0
         return
     try:
-        with pa.OSFile(str(path)) as fh:
-            total = fh.size()
+        with open(path, "rb") as fh:
+            total = os.fstat(fh.fileno()).st_size
             offset = 3 if fh.read(3) == b"\xef\xbb\xbf" else 0
             want = max(1, size)
             while offset < total:
-                fh.seek(offset)
-                buffer = fh.read_buffer(want)
+                buffer = _mapped(fh, offset, min(want, total - offset))
                 cut = len(buffer)
                 if offset + cut < total:
                     view = np.frombuffer(buffer, dtype=np.uint8)
@@ -178,6 +180,42 @@ def _raw_blocks(path: Path, size: int) -> Iterator[tuple[bytes | pa.Buffer, int 
                 want = max(1, size)
     except OSError as exc:
         raise InputError(f"cannot read TREC run file: {exc.strerror or exc}", where=str(path)) from None
+
+
+def _mapped(fh: BinaryIO, offset: int, length: int) -> pa.Buffer:
+    """``length`` bytes of the open file ``fh`` from byte ``offset``: that stretch of the file
+    mapped into memory, unmapped once nothing holds it. Reading would copy every byte into fresh
+    memory, which the kernel first clears; mapping one block at a time, not the whole file, keeps
+    the memory of one block. Read as usual where a file cannot be mapped. (As with any mapping, a
+    file cut shorter while it is being evaluated stops the process.)"""
+    import mmap
+
+    import pyarrow as pa
+
+    base = offset - offset % mmap.ALLOCATIONGRANULARITY
+    try:
+        view = mmap.mmap(fh.fileno(), length + offset - base, access=mmap.ACCESS_READ, offset=base)
+    except (OSError, ValueError):
+        fh.seek(offset)
+        return pa.py_buffer(fh.read(length))
+    return pa.py_buffer(view).slice(offset - base)
+
+
+def _last_query_start(qid: pa.ChunkedArray) -> int:
+    """The first of the rows at the end of ``qid`` (not empty) that hold its last query id: a
+    stretch at the end is compared, growing until a row of another query is in it."""
+    from ragauge.core import compute as pc
+    from ragauge.core.arrow import to_numpy
+
+    n = len(qid)
+    last = qid[n - 1]
+    window = 1 << 12
+    while True:
+        low = max(0, n - window)
+        cut = n - _trailing_true(to_numpy(pc.equal(qid.slice(low), last)))
+        if cut > low or low == 0:
+            return cut
+        window <<= 3
 
 
 def _lines_before(path: Path, offset: int) -> int:

@@ -161,16 +161,18 @@ def _empty(keep: dict[str, pa.DataType]) -> pa.Table:
 
 
 def parse_lines(data: bytes | pa.Buffer, path: Path, fields: tuple[str, ...], keep: dict[str, pa.DataType], what: str,
-                *, first_line: int = 1, fast: bool = True) -> pa.Table:
+                *, first_line: int = 1, fast: bool = True, threads: bool = True) -> pa.Table:
     """The rows of ``data``: whole lines of a file (all of it, or a block of it starting at line
     ``first_line``, without a BOM). Arrow parses them as they are when they are single-space
     separated with no comments (``fast``); otherwise the bytes are normalized (comments, tabs,
     runs of blanks, trailing text) and parsed again; lines that still fail are scanned one by one
-    to name the first bad line (InputError with file:line)."""
+    to name the first bad line (InputError with file:line). ``threads``: Arrow may split the
+    work over its own threads (a caller that parses blocks in threads of its own says no)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     options = _csv_options(fields, keep)
+    options["read_options"].use_threads = threads
     if fast and len(data):
         try:
             table = pcsv.read_csv(pa.BufferReader(data), **options)
