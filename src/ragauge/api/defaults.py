@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ragauge.curation import ASSESS_KEY_ENV as ASSESS_KEY_ENV
 from ragauge.curation import DEFAULT_DEPTH as DEFAULT_DEPTH
 from ragauge.curation import DEFAULT_FEEDBACK as DEFAULT_FEEDBACK
 from ragauge.curation import DRAFT_KEY_ENV as DRAFT_KEY_ENV

@@ -8,8 +8,7 @@ from typing import Any
 
 import click
 
-from ragauge.api.defaults import DEFAULT_DEPTH
-from ragauge.api.golden import ASSESS_KEY_ENV
+from ragauge.api.defaults import ASSESS_KEY_ENV, DEFAULT_DEPTH
 
 
 @click.command("assess")

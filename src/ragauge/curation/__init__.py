@@ -27,3 +27,5 @@ PHONE_REGIONS = ("US",)
 NER_MODEL = "en_core_web_lg"
 """The spaCy model ``golden scrub --ner`` finds person names with (Presidio's default English model;
 ``en_core_web_sm`` is smaller and misses more names)."""
+ASSESS_KEY_ENV = "RAGAUGE_ASSESS_API_KEY"
+"""The environment variable the ``llm:`` assessor reads its key from (never a flag, never a file)."""

@@ -23,12 +23,11 @@ holds another assessor's labels, or a label for a pair no run given has in its t
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from ragauge.core.jsonl import dumps
 from ragauge.curation import DEFAULT_DEPTH
@@ -289,7 +288,7 @@ def _score(questions: Sequence[Question], pairs: Mapping[str, Sequence[str]], te
         for start in range(0, len(todo), step):
             part = todo[start:start + step]
             got = judge.scores(q.query, [texts[d] for d, _ in part], [d for d, _ in part])
-            found = {key: float(s) for (_, key), s in zip(part, got) if np.isfinite(s)}
+            found = {key: float(s) for (_, key), s in zip(part, got) if math.isfinite(s)}
             store.add(found)
             scores.update({(q.id, d): (found[key], key) for d, key in part if key in found})
     return scores, reused, cached, stale

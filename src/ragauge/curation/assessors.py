@@ -31,14 +31,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from ragauge.curation import ASSESS_KEY_ENV as ASSESS_KEY_ENV
 from ragauge.errors import InputError, flag
 from ragauge.formats.autolabels import SCHEMES, Calibration
 
-ASSESS_KEY_ENV = "RAGAUGE_ASSESS_API_KEY"
+if TYPE_CHECKING:
+    import numpy as np
+
 ASSESSOR = "the assessor"
 MAX_CHARS = 6000
 """Characters of a document's text sent to an LLM assessor (the rest is cut)."""
@@ -128,6 +129,8 @@ class Assessor:
         return h.hexdigest()[:32]
 
     def scores(self, query: str, texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         start = time.perf_counter()
         try:
             if self.name == "llm":
@@ -141,10 +144,14 @@ class Assessor:
             self.cost.seconds += time.perf_counter() - start
 
     def _minilm(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         vectors = self.model.embed([query, *texts])
         return np.asarray(vectors[1:].astype(np.float64) @ vectors[0].astype(np.float64))
 
     def _llm(self, query: str, texts: Sequence[str], names: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         from ragauge.llm.chat import give_up
 
         client = self.model

@@ -27,12 +27,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ragauge.data.relevance import is_relevant
 from ragauge.errors import InputError, flag, where
+
+if TYPE_CHECKING:
+    import numpy as np
 
 REPLICATES = 2000
 MIN_QUESTIONS = 5
@@ -145,6 +146,8 @@ def _interval(ci: tuple[float, float] | None) -> str:
 def _kappas(counts: np.ndarray, weighted: bool) -> np.ndarray:
     """Kappa of each confusion matrix in ``counts`` (..., L, L): linear weights, or plain (0/1) weights;
     NaN where undefined."""
+    import numpy as np
+
     size = counts.shape[-1]
     total = counts.sum(axis=(-2, -1), keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -162,6 +165,8 @@ def agreement_of(per_question: np.ndarray, grades: Sequence[float], alpha: float
                  rng: np.random.Generator | None) -> Agreement:
     """The figures of the module docstring from per-question confusion counts (Q, L, L), rows the
     human grade and columns the assessor's (both indexed by ``grades``); ``rng`` None: no interval."""
+    import numpy as np
+
     total = per_question.sum(axis=0)
     relevant = np.array([is_relevant(g) for g in grades], dtype=np.float64)
     merge = np.stack([1.0 - relevant, relevant], axis=1)  # (L, 2): grade -> not relevant, relevant
@@ -185,6 +190,8 @@ def agreement_of(per_question: np.ndarray, grades: Sequence[float], alpha: float
 
 
 def _percentiles(values: np.ndarray, alpha: float) -> tuple[float, float] | None:
+    import numpy as np
+
     values = values[np.isfinite(values)]
     if len(values) < REPLICATES // 2:
         return None
@@ -197,6 +204,8 @@ def assessor_agreement(human: str | Path, auto: str | Path, *, min_kappa: float 
     """Audit the automatic labels ``auto`` (a ``golden assess`` output) against the human labels of the
     golden set ``human`` (module docstring); ``min_kappa`` and ``force`` set the bar that
     :meth:`AssessorAudit.check` enforces. Pure apart from reading the two files."""
+    import numpy as np
+
     from ragauge.core.numbers import PROBABILITY, check_number
     from ragauge.curation.assess import read_questions
     from ragauge.formats.autolabels import read_auto_labels
