@@ -87,3 +87,34 @@ def test_duplicate_detection_in_a_second_thread_gives_the_same_result(monkeypatc
     assert serial[0].pos.tolist() == threaded[0].pos.tolist() == [0, 1]
     with pytest.raises(InputError, match="more than once"):
         build_rankings(["q1", "q2"], qid, doc, judgements, duplicates="error")
+
+
+@settings(deadline=None)
+@given(hits=st.lists(st.lists(st.sampled_from([f"d{i}" for i in range(30)]), max_size=12), min_size=1, max_size=6),
+       judged=st.lists(st.tuples(st.integers(0, 5), st.sampled_from([f"d{i}" for i in range(40)]), st.integers(0, 3)),
+                       max_size=20),
+       collide=st.booleans())
+def test_the_judged_hits_found_through_the_table_are_those_looked_up_one_by_one(hits, judged, collide):
+    """A run of many hits finds its judged ones through a table of fingerprints (candidates, then
+    their text): the rankings are those of looking every hit's text up, even when fingerprints collide."""
+    import pyarrow as pa
+
+    from ragauge.metrics.build import Judgements, build_rankings
+
+    qid = pa.array([f"q{i}" for i, hs in enumerate(hits) for _ in hs], pa.string())
+    doc = pa.array([d for hs in hits for d in hs], pa.string())
+    pairs = {(f"q{q}", d): g for q, d, g in judged}
+    judgements = Judgements(pa.array([q for q, _ in pairs], pa.string()), pa.array([d for _, d in pairs], pa.string()),
+                            np.array(list(pairs.values()), dtype=np.float64))
+    ids = [f"q{i}" for i in range(len(hits) + 1)]
+
+    def built(spread: int) -> tuple[object, ...]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(build, "SPREAD", spread)  # 0: always the table; a large one: never
+            if collide:
+                mp.setattr(build, "hash64", lambda values: np.full(len(values), 7, dtype=np.uint64))
+            r, info = build_rankings(ids, qid, doc, judgements, keep_top=3)
+        return (r.offsets.tolist(), r.pos.tolist(), r.grades.tolist(), r.num_rel.tolist(), info.folded.tolist(),
+                info.top_rows.tolist())
+
+    assert built(0) == built(1 << 40)
