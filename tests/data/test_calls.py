@@ -35,7 +35,7 @@ def test_the_last_stage_is_the_scored_list_and_each_stage_reads_apart() -> None:
     run = Run.from_results([r, QueryResult("p", (Hit("x"),))])
     assert run.stages == ["first", "rerank"]
     assert [h.doc_id for h in run.stage("first").result("q").hits] == ["a", "b", "c"]
-    assert run.num_calls(["q", "p", "missing"]).tolist() == [1, 1, 0]
+    assert run.num_calls(["q", "p", "missing"]).tolist() == [1, 1, 1]  # missing: one call that found nothing
     assert run.result("q") == r
 
 

@@ -171,3 +171,14 @@ def test_compare_says_how_much_two_runs_lists_changed(tmp_path: Path) -> None:
     assert (overlap["promoted"], overlap["demoted"], overlap["identical"]) == (0, 6, 6)
     swapped = rbo(["d1", "x", "y"], ["x", "d1", "y"])
     assert overlap["rbo"] == pytest.approx((6 * 1.0 + 6 * swapped) / 12)
+
+
+def test_tags_are_listed_weakest_first_when_the_first_metric_is_a_count(tmp_path: Path) -> None:
+    golden = _write(tmp_path / "g.jsonl", [
+        {"id": f"{t}{i}", "query": "x", "relevant": ["d"], "tags": [t]} for t in ("cheap", "costly") for i in range(3)])
+    run = _write(tmp_path / "r.jsonl", [
+        {"id": f"{t}{i}", "calls": [{"hits": ["x"]}] * (3 if t == "costly" else 0) + [{"hits": ["d"]}]}
+        for t in ("cheap", "costly") for i in range(3)])
+    ev = ragauge.evaluate(golden, run=run, metrics=["calls_to_evidence", "hit@5"])
+    assert list(ev.by_tag) == ["costly", "cheap"]
+    assert ev.by_tag["costly"]["calls_to_evidence"] == 4.0

@@ -68,3 +68,11 @@ def test_a_baseline_update_that_needs_more_calls_is_a_drop(tmp_path: Path) -> No
         ragauge.update_baseline(golden, detour, baseline, reason="worse", rules=rules)
     ragauge.update_baseline(golden, detour, tmp_path / "b.json", reason="first", rules=rules)
     ragauge.update_baseline(golden, direct, tmp_path / "b.json", reason="fewer calls", rules=rules)
+
+
+def test_sequential_testing_refuses_a_count_of_calls() -> None:
+    from ragauge.metrics.spec import refuse_counts
+
+    with pytest.raises(ragauge.InputError, match="cannot decide on calls_to_evidence"):
+        refuse_counts(["ndcg@10", "calls_to_evidence"], "a sequential gate")
+    refuse_counts(["ndcg@10"], "a sequential gate")

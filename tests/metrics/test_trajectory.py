@@ -136,3 +136,12 @@ def test_token_budgets_count_the_trajectory_in_call_order(tmp_path: Path) -> Non
     # hit sent) and "b" fits only within 330
     assert ev.queries[0].values == {"evidence_recall@150t": 0.5, "evidence_recall@250t": 0.5,
                                     "evidence_recall@330t": 1.0, "complete@330t": 1.0}
+
+
+def test_a_question_missing_from_a_multi_call_run_never_looks_cheaper(tmp_path: Path) -> None:
+    golden = [{"id": "a", "query": "x", "relevant": ["d"]}, {"id": "b", "query": "y", "relevant": ["e"]}]
+    run = [{"id": "a", "calls": [{"hits": ["z"]}, {"hits": ["d"]}]}]
+    ev = ragauge.evaluate(_write(tmp_path / "g.jsonl", golden), run=_write(tmp_path / "r.jsonl", run),
+                          metrics=TRAJECTORY)
+    # scored as in a plain run: one call that found nothing
+    assert ev.queries[1].values == {"calls": 1, "calls_to_evidence": 2, "calls_to_complete": 2, "wasted_calls": 1}

@@ -80,11 +80,12 @@ def compare_sequential(golden: Any, base: Any, new: Any, *, metric: str = SEQUEN
     answerable questions or a bad alpha. ``fetch``, ``concurrency``, ``retries`` and ``timeout`` left
     None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
     from ragauge.evaluation.options import EvalOptions
-    from ragauge.metrics.spec import parse_metric
+    from ragauge.metrics.spec import parse_metric, refuse_counts
     from ragauge.runner.live import call_options, executor_options, open_any
 
     alpha = check_number(alpha, "alpha", PROBABILITY)
     name = str(parse_metric(metric))
+    refuse_counts([name], "a sequential comparison")
     gold = as_golden(golden)
     questions = [q for q in gold if q.answerable]
     if len(questions) < 2:

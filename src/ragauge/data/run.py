@@ -118,11 +118,10 @@ class Run:
                                  for r in self.results()], meta=self.meta, source=self.source, format=self.format)
 
     def num_calls(self, query_ids: Iterable[str]) -> np.ndarray:
-        """Per question: the calls of its scored trajectory (1 for a question answered in one call,
-        0 for one the run does not answer)."""
-        known = set(self.queries)
-        return np.array([_scored_calls(self.calls[q]) if q in self.calls else int(q in known) for q in query_ids],
-                        dtype=np.int64)
+        """Per question: the calls of its scored trajectory; 1 for a question answered in one call,
+        and for one the run does not answer or whose call failed (scored as one call that found
+        nothing, as in a plain run: a dropped question never looks cheaper)."""
+        return np.array([_scored_calls(self.calls[q]) if q in self.calls else 1 for q in query_ids], dtype=np.int64)
 
     @cached_property
     def content_hash(self) -> str:

@@ -46,7 +46,7 @@ from ragauge.formats.runs import RunStream, scored_run
 from ragauge.metrics.build import PARALLEL_ROWS, BuildInfo
 from ragauge.metrics.engine import compute
 from ragauge.metrics.judged import Unjudged, judged
-from ragauge.metrics.spec import DEFAULT_K, MetricSpec
+from ragauge.metrics.spec import DEFAULT_K, MetricSpec, lower_is_better
 from ragauge.models.tokens import WORDS, check_tokenizer_name, open_tokenizer
 from ragauge.redact import redact_value
 
@@ -352,11 +352,13 @@ def _ids(ids: list[str], limit: int = 10) -> str:
 
 
 def tag_means(rows: Sequence[QueryScore], names: Sequence[str]) -> dict[str, dict[str, float]]:
-    """``tag -> {"n": members, metric: mean}``, weakest first by the first metric, then by tag."""
+    """``tag -> {"n": members, metric: mean}``, weakest first by the first metric (highest first for a
+    count of calls, where lower is better), then by tag."""
     if isinstance(rows, QueryRows):  # from the columns, without making the rows
         members = group_by_tag(range(len(rows)), lambda i: rows.questions[i].tags)
         out = {tag: {"n": len(at), **{n: mean_of(rows.values[n][at]) for n in names}} for tag, at in members.items()}
     else:
         out = {tag: {"n": len(qs), **{n: mean_of([q.values[n] for q in qs]) for n in names}}
                for tag, qs in group_by_tag(rows).items()}
-    return dict(sorted(out.items(), key=lambda kv: (kv[1][names[0]], kv[0])))
+    sign = -1.0 if names and lower_is_better(names[0]) else 1.0
+    return dict(sorted(out.items(), key=lambda kv: (sign * kv[1][names[0]], kv[0])))

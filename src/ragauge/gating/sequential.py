@@ -28,6 +28,7 @@ from ragauge.errors import ContractMismatch, InputError, NotComparable
 from ragauge.gating.config import GateRules
 from ragauge.gating.outcome import GateResult, RuleOutcome
 from ragauge.gating.rules.critical import critical_rule
+from ragauge.metrics.spec import refuse_counts
 from ragauge.stats import DEFAULT_SEED
 
 METHOD = ("anytime-valid one-sided tests by betting (confidence sequences), checked after every question; "
@@ -84,6 +85,7 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
                          hint="re-baseline explicitly: ragauge baseline update ... --reason '...'")
     stored = found.queries
     metrics = list(rules.metrics)
+    refuse_counts(metrics, "a sequential gate")
     missing = [m for m in metrics if m not in found.metrics]
     if missing:
         raise InputError(f"{', '.join(missing)} not in the baseline", hint="re-baseline with the gated metrics")

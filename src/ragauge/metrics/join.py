@@ -47,7 +47,7 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
     calls: list[np.ndarray] = [np.zeros(0, np.int64)]
     num_calls = None if rankings.num_calls is None else rankings.num_calls.copy()
     if num_calls is None and any(part.rankings.num_calls is not None for part in parts):
-        num_calls = np.zeros(n, dtype=np.int64)  # each part says its questions' calls
+        num_calls = np.ones(n, dtype=np.int64)  # a question no part answers: one call that found nothing
     top_start = np.zeros(n, dtype=np.int64)
     top_count = np.zeros(n, dtype=np.int64)
     top_base = np.cumsum([0] + [len(part.info.top_rows) for part in parts])
@@ -72,8 +72,7 @@ def join_parts(query_ids: Sequence[str], base: tuple[Rankings, BuildInfo], parts
             part_calls = part.rankings.calls
             calls.append(np.zeros(int(entries.sum()), np.int64) if part_calls is None else part_calls[entries])
             part_num = part.rankings.num_calls
-            num_calls[at] = (part_num[mine_rows] if part_num is not None else
-                             part.info.present[mine_rows].astype(np.int64))
+            num_calls[at] = part_num[mine_rows] if part_num is not None else 1
     all_qi, all_pos, all_grades = np.concatenate(qi), np.concatenate(pos), np.concatenate(grades)
     order = np.lexsort((all_pos, all_qi))
     offsets = np.concatenate([[0], np.cumsum(np.bincount(all_qi, minlength=n))]).astype(np.int64)

@@ -141,3 +141,13 @@ def value_range(metric: str) -> Range:
         return NON_NEGATIVE if lower_is_better(metric) else UNIT
     except InputError:
         return UNIT
+
+
+def refuse_counts(metrics: Sequence[str], what: str) -> None:
+    """InputError when ``what`` (a sequential comparison or gate: one call of a retriever per question,
+    on values in [0, 1]) is asked to decide on a count of calls (``lower_is_better``)."""
+    counts = [m for m in metrics if lower_is_better(m)]
+    if counts:
+        raise InputError(f"{what} cannot decide on {', '.join(counts)}: a count of calls, where a sequential "
+                         "test calls a retriever once a question", hint="decide on a share such as ndcg@10, or "
+                         "compare or gate the multi-call runs without sequential testing")

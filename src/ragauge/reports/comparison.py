@@ -51,6 +51,18 @@ def lower_line(c: Comparison) -> str | None:
             "better: a negative diff (a fall) is better; better/worse count the questions whose count fell/rose")
 
 
+def overlap_line(c: Comparison) -> str | None:
+    """How much the lists changed, label-free (``meta["overlap"]``, ``evaluation.stages.list_change``);
+    None for a comparison saved before it was measured."""
+    o = c.meta.get("overlap")
+    if not o or o.get("rbo") is None:
+        return None
+    return (f"lists changed: mean rank-biased overlap {o['rbo']:.4f} (p = {o['rbo_p']:g}, the top {o['rbo_depth']} "
+            f"shown; 1 = the same lists); in the top {o['k']}, {o['promoted']} relevant document(s) promoted in "
+            f"{o['questions_promoted']} question(s), {o['demoted']} demoted in {o['questions_demoted']}; "
+            f"{o['identical']} of {o['questions']} lists identical")
+
+
 def dropped(c: Comparison, diff: dict[str, float]) -> list[tuple[str, float]]:
     """The metrics of a question that got worse, with new - base: a share that fell, a count that
     rose (``MetricDelta.lower_is_better``; a metric the comparison does not list reads as a share)."""
@@ -117,9 +129,9 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN, *, color: bo
 
     out += fit_table(header(c), _rows(c, t), width, style=s, paint=paint)
     out += ["", *wrap(t(methods_line(c)), text, "", "  ", split=width is not None)]
-    lower = lower_line(c)
-    if lower:
-        out += wrap(t(lower), text, "", "  ", split=width is not None)
+    for line in (lower_line(c), overlap_line(c)):
+        if line:
+            out += wrap(t(line), text, "", "  ", split=width is not None)
     if c.by_tag:
         out += ["", *(s(line, bold=True) for line in wrap("by tag (diff new - base, Holm-adjusted p; MDE of the "
                                                           "first metric)", text))]
@@ -168,9 +180,9 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     out.append("|" + "---|" * len(header(c)))
     out += ["| " + " | ".join(row) + " |" for row in _rows(c, md)]
     out += ["", f"<sub>{md(methods_line(c))}</sub>"]
-    lower = lower_line(c)
-    if lower:
-        out += ["", f"<sub>{md(lower)}</sub>"]
+    for line in (lower_line(c), overlap_line(c)):
+        if line:
+            out += ["", f"<sub>{md(line)}</sub>"]
     blind = blind_tags(c)
     if blind:
         out += ["", f"<sub>tags too small to detect any change: {md(', '.join(blind))}</sub>"]
@@ -213,7 +225,8 @@ def render_comparison_html(c: Comparison) -> str:
         css=Markup(css), meta=c.meta, base=c.meta["base"]["run"]["path"], new=c.meta["new"]["run"]["path"],
         rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()),
         worse=[{**q, "drops": dropped(c, q["diff"])} for q in c.worse_queries],
-        methods=methods_line(c), lower=lower_line(c), blind=blind_tags(c), confidence=confidence(c),
+        methods=methods_line(c), lower=lower_line(c), overlap=overlap_line(c), blind=blind_tags(c),
+        confidence=confidence(c),
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
         patterns={"heading": change_heading(c.patterns), "rows": change_rows(c.patterns),
                   "examples": change_examples(c.patterns), "notes": c.patterns.get("notes", [])},
