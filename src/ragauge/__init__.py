@@ -85,7 +85,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     # data model
     "GoldenQuery": "ragauge.data.golden", "GoldenSet": "ragauge.data.golden",
-    "Hit": "ragauge.data.hits", "Call": "ragauge.data.hits", "QueryResult": "ragauge.data.hits", "Run": "ragauge.data.run",
+    "Hit": "ragauge.data.hits", "Call": "ragauge.data.hits", "QueryResult": "ragauge.data.hits",
+    "Run": "ragauge.data.run",
     # files
     "load_golden": "ragauge.api.files", "write_golden": "ragauge.api.files",
     "as_golden": "ragauge.api.files",

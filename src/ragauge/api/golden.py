@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ragauge.curation.merge import MergeReport
 
 __all__ = ["ASSESS_KEY_ENV", "add_from_log", "assess_golden", "assessor_agreement", "draft_golden", "import_golden",
-           "judge_pool", "judge_stats", "merge_candidates", "merge_judgements", "pool_golden", "scrub_golden", "validate_golden"]
+           "judge_pool", "judge_stats", "merge_candidates", "merge_judgements", "pool_golden", "scrub_golden",
+           "validate_golden"]
 
 
 def merge_candidates(golden: str | Path, candidates: str | Path, output: str | Path) -> MergeReport:
