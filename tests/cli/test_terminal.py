@@ -191,7 +191,8 @@ def test_eval_help_groups_its_options_and_stays_light() -> None:
 
     out = CliRunner().invoke(cli, ["eval", "--help"], env={"COLUMNS": "100"}).stdout
     titles = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
-    assert titles == ["Input", "Retriever (instead of --run)", "Metrics", "Output", "Other options"]
+    assert titles == ["Input", "Retriever (instead of --run)", "Traces (instead of --run)", "Metrics", "Output",
+                      "Other options"]
     sections = dict(SECTIONS)
     named = [name for names in sections.values() for name in names]
     options = [p.name for p in eval_command.params if isinstance(p, click.Option) and p.name != "help"]
