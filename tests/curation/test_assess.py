@@ -201,6 +201,9 @@ def test_the_labels_validate_against_their_schema_and_read_back(files: dict[str,
     assert schemas.schema("autolabels")["properties"]["assessor"]["pattern"] == f"^({'|'.join(SCHEMES)})@.+$"
     read = read_auto_labels(files["out"])
     assert len(read.labels) == PAIRS and read.name == "python" and read.calibration.fitted_on == LABELLED_PAIRS
+    from ragauge.formats.golden import load_golden
+
+    assert read.golden == load_golden(files["golden"], unlabelled=True).questions_hash  # every line says so
 
 
 # --- refusals: exit 2, where, what, how to fix ------------------------------------------------------------------
@@ -218,6 +221,7 @@ def _write(files: dict[str, Path], edit: Any) -> None:
                                                                 "'q1', which no run given has in its top k"),
     (lambda rows: rows.append(dict(rows[0])), ":19: a second label for document 'vpn-reset'"),
     (lambda rows: rows[4].update(grade=2), ":5: grade 2 is not one of the calibration's grades"),
+    (lambda rows: rows[3].update(golden="sha256:0123"), ":4: a label of another golden set than line 1's"),
     (lambda rows: [r.update(assessor="minilm@0123") for r in rows], "holds labels of assessor 'minilm@0123'"),
 ])
 def test_a_bad_output_to_resume_from_is_refused(files: dict[str, Path], edit: Any, says: str) -> None:

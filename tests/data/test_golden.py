@@ -39,6 +39,26 @@ def test_hash_ignores_order_and_extra_fields_but_not_labels(tmp_path: Path) -> N
     assert a.content_hash == b.content_hash != c.content_hash
 
 
+def test_an_unlabelled_question_is_read_only_where_automatic_labels_stand_in(tmp_path: Path) -> None:
+    text = '{"id":"a","query":"x","relevant":["d"]}\n{"id":"b","query":"y","relevant":null}\n'
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        load_golden(path)
+    assert info.value.where == f"{path}:2" and "'relevant' is null: question 'b' is unlabelled" in info.value.message
+    assert "--auto-labels auto.jsonl" in (info.value.hint or "") and "[] for a question nothing answers" in (
+        info.value.hint or "")
+    golden = load_golden(path, unlabelled=True)
+    assert golden.unlabelled == ("b",) and not golden.by_id["b"].labelled and golden.by_id["a"].labelled
+    assert golden.by_id["b"].to_dict() == {"id": "b", "query": "y", "relevant": None}
+    no_answer = load_golden(write(tmp_path, text.replace("null", "[]")))
+    labelled = load_golden(write(tmp_path, text.replace("null", '["e"]')))
+    # unlabelled is not "nothing answers it"; labelling a question keeps the questions' hash
+    assert golden.content_hash != no_answer.content_hash != labelled.content_hash
+    assert golden.questions_hash == no_answer.questions_hash == labelled.questions_hash
+    assert no_answer.unlabelled == () and load_golden(write(tmp_path, text.replace('"y"', '"z"')),
+                                                      unlabelled=True).questions_hash != golden.questions_hash
+
+
 @pytest.mark.parametrize(("text", "line", "message"), [
     ('{"id": "q1", "query": "x", "relevant": []}\n{"id": "q2", "query": ', 2, "invalid JSON"),
     ('["q1"]\n', 1, "expected a JSON object, got list"),

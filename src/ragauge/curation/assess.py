@@ -32,7 +32,7 @@ from typing import Any
 from ragauge.core.jsonl import dumps
 from ragauge.curation import DEFAULT_DEPTH
 from ragauge.curation.assessors import ASSESS_KEY_ENV, Assessor, Cost, open_assessor
-from ragauge.data.golden import GoldenQuery, parse_golden_line
+from ragauge.data.golden import GoldenSet
 from ragauge.errors import InputError, flag, where
 from ragauge.formats.autolabels import AutoLabel, Calibration, read_auto_labels, write_auto_labels
 
@@ -53,22 +53,14 @@ class Question:
 def read_questions(path: str | Path) -> list[Question]:
     """The golden set's questions, a line with ``"relevant": null`` read as unlabelled; every other
     line is checked as ``load_golden`` checks it (file:line errors, duplicate ids)."""
-    from ragauge.core.jsonl import read_jsonl
+    from ragauge.formats.golden import load_golden
 
-    out: list[Question] = []
-    first: dict[str, int] = {}
-    for number, obj in read_jsonl(path, what="golden set"):
-        loc = where(path, number)
-        unlabelled = "relevant" in obj and obj["relevant"] is None
-        q: GoldenQuery = parse_golden_line({**obj, "relevant": []} if unlabelled else obj, loc, line=number)
-        if q.id in first:
-            raise InputError(f"duplicate question id {q.id!r} (first seen on line {first[q.id]})", where=loc,
-                             hint="give every question a unique id")
-        first[q.id] = number
-        out.append(Question(q.id, q.query, q.tags, None if unlabelled else dict(q.relevant), number))
-    if not out:
-        raise InputError("the golden set has no questions", where=str(path))
-    return out
+    return questions_of(load_golden(path, unlabelled=True))
+
+
+def questions_of(golden: GoldenSet) -> list[Question]:
+    """The questions of ``golden`` as ``golden assess`` reads them (``labels`` None when unlabelled)."""
+    return [Question(q.id, q.query, q.tags, dict(q.relevant) if q.labelled else None, q.line) for q in golden]
 
 
 def top_pairs(questions: Sequence[Question], runs: Sequence[Any], k: int) -> tuple[dict[str, list[str]], int]:
@@ -203,6 +195,7 @@ def assess_golden(golden: str | Path, runs: Sequence[str | Path], corpus: str | 
     from ragauge.core.files import check_not_an_input
     from ragauge.core.numbers import COUNT, check_number
     from ragauge.curation.calibration import fit_calibration
+    from ragauge.formats.golden import load_golden
     from ragauge.formats.runs import read_run
 
     k = int(check_number(k, flag("k"), COUNT))
@@ -211,7 +204,8 @@ def assess_golden(golden: str | Path, runs: Sequence[str | Path], corpus: str | 
     out = Path(output)
     check_not_an_input(out, [golden, *runs, *([corpus] if isinstance(corpus, (str, Path)) else [])],
                        "automatic labels")
-    questions = read_questions(golden)
+    golden_set = load_golden(golden, unlabelled=True)
+    questions = questions_of(golden_set)
     pairs, stray = top_pairs(questions, [read_run(r) for r in runs], k)
     notes = [f"{stray} question(s) of the runs are not in the golden set: left out"] if stray else []
     unanswered = sum(q.id not in pairs for q in questions)
@@ -238,7 +232,7 @@ def assess_golden(golden: str | Path, runs: Sequence[str | Path], corpus: str | 
     calibration = fit_calibration([scores[p][0] for p in labelled], human, judge.default, who=judge.id)
     made = [AutoLabel(q, d, calibration.grade(scores[(q, d)][0]), scores[(q, d)][0], scores[(q, d)][1])
             for q, docs in pairs.items() for d in docs if (q, d) in scores]
-    write_auto_labels(made, out, judge.id, calibration)
+    write_auto_labels(made, out, judge.id, calibration, golden_set.questions_hash)
     counts = {str(_g(g)): sum(a.grade == g for a in made) for g in calibration.grades}
     total = sum(len(d) for d in pairs.values())
     return AssessReport(str(out), judge.id, k, len(pairs), sum(by_id[q].labels is not None for q in pairs), total,

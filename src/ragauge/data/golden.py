@@ -44,6 +44,10 @@ class GoldenQuery:
     A question asked inside a conversation gives ``"conversation"`` (its id) and ``"turn"`` (its
     position, 1 for the first), and may give ``"history"`` (the earlier turns' text); they are kept
     in ``extra`` and read through ``conversation`` and ``turn``.
+
+    ``labelled`` is False for an *unlabelled* question (``"relevant": null`` in the file, read only
+    where automatic labels stand in for the human ones: ``load_golden(path, unlabelled=True)``): its
+    ``relevant`` is empty because nobody labelled it, not because nothing answers it.
     """
 
     id: str
@@ -54,6 +58,7 @@ class GoldenQuery:
     line: int | None = None
     spans: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
     groups: tuple[tuple[str, ...], ...] = ()
+    labelled: bool = True
 
     @property
     def answerable(self) -> bool:
@@ -85,7 +90,7 @@ class GoldenQuery:
             out.update(self.extra)
             return out
         graded = any(g != 1 for g in self.relevant.values())
-        relevant: Any = dict(self.relevant) if graded else list(self.relevant)
+        relevant: Any = dict(self.relevant) if graded else list(self.relevant) if self.labelled else None
         if self.spans:
             relevant = []
             for doc, grade in self.relevant.items():
@@ -111,9 +116,10 @@ class GoldenQuery:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GoldenQuery:
-        """The inverse of ``to_dict``: one golden-set line, checked as the file reader checks it."""
-        return parse_golden_line(d, f"question {d.get('id')!r}")
+    def from_dict(cls, d: Mapping[str, Any], *, unlabelled: bool = False) -> GoldenQuery:
+        """The inverse of ``to_dict``: one golden-set line, checked as the file reader checks it
+        (``unlabelled`` as :func:`parse_golden_line` takes it)."""
+        return parse_golden_line(d, f"question {d.get('id')!r}", unlabelled=unlabelled)
 
 
 @dataclass(frozen=True)
@@ -135,16 +141,29 @@ class GoldenSet:
 
     @cached_property
     def content_hash(self) -> str:
-        """Hash of ids, questions, graded relevant ids, spans, evidence groups and tags; order and extra
-        fields excluded (a set without spans or groups hashes as it always has)."""
+        """Hash of ids, questions, graded relevant ids, spans, evidence groups, tags and which questions
+        are unlabelled; order and extra fields excluded (a set without spans, groups or unlabelled
+        questions hashes as it always has)."""
         payload = sorted(
             [q.id, q.query, sorted(q.relevant.items()), sorted(q.tags)]
             + ([sorted((d, sorted(json_key(s.to_dict(d)) for s in spans)) for d, spans in q.spans.items())]
                if q.spans else [])
             + ([["evidence", sorted(sorted(group) for group in q.groups)]] if q.groups else [])
+            + ([["unlabelled"]] if not q.labelled else [])
             for q in self.queries
         )
         return content_hash({"golden": FORMAT_VERSION, "queries": payload})
+
+    @cached_property
+    def questions_hash(self) -> str:
+        """Hash of the questions alone, ids and texts (labels, tags, order and extra fields excluded):
+        what an automatic assessor read. Labelling a question, or unlabelling one, leaves it as it is."""
+        return content_hash({"golden-questions": FORMAT_VERSION, "queries": sorted([q.id, q.query] for q in self)})
+
+    @cached_property
+    def unlabelled(self) -> tuple[str, ...]:
+        """The ids of the unlabelled questions (``GoldenQuery.labelled`` False), in order."""
+        return tuple(q.id for q in self.queries if not q.labelled)
 
     @classmethod
     def from_queries(cls, queries: Iterable[GoldenQuery], source: str | None = None) -> GoldenSet:
@@ -155,6 +174,18 @@ class GoldenSet:
                 raise InputError(f"duplicate question id {q.id!r}", where=source)
             seen[q.id] = q
         return cls(tuple(seen.values()), source)
+
+
+def refuse_unlabelled(golden: GoldenSet) -> None:
+    """InputError naming the first unlabelled question (file:line) of ``golden``, when it holds one:
+    what scores human labels alone cannot score it (read with ``unlabelled=True``, then given where no
+    automatic labels stand in)."""
+    if not golden.unlabelled:
+        return
+    first = golden.by_id[golden.unlabelled[0]]
+    loc = f"{golden.source}:{first.line}" if golden.source and first.line else golden.source
+    raise InputError(f"'relevant' is null: {len(golden.unlabelled)} question(s) are unlabelled (the first: "
+                     f"{first.id!r}), which only automatic labels can score", where=loc, hint=UNLABELLED_HINT)
 
 
 def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, tuple[Span, ...]]]:
@@ -195,9 +226,17 @@ def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, t
     raise InputError(f"'relevant' must be a list or an object, got {type(value).__name__}", where=loc, hint=hint)
 
 
-def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = None) -> GoldenQuery:
+UNLABELLED_HINT = ("an unlabelled question is scored only beside automatic labels (eval, compare and gate "
+                   "--auto-labels auto.jsonl, written by ragauge golden assess); otherwise label it: a list of "
+                   "its relevant ids, or [] for a question nothing answers")
+
+
+def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = None,
+                      unlabelled: bool = False) -> GoldenQuery:
     """Validate one decoded golden line; ``loc`` is used in error messages, ``line`` (its line number
-    in the file) is kept on the question."""
+    in the file) is kept on the question. ``"relevant": null`` is an unlabelled question
+    (``GoldenQuery.labelled`` False) with ``unlabelled``, refused (InputError, ``UNLABELLED_HINT``)
+    without."""
     for key in ("id", "query"):
         if key not in obj:
             raise InputError(f"missing required field '{key}'", where=loc,
@@ -221,6 +260,11 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
     elif "relevant" not in obj:
         raise InputError("missing required field 'relevant'", where=loc,
                          hint='list the relevant document ids, or "relevant": [] for a no-answer question')
+    elif obj["relevant"] is None:
+        if not unlabelled:
+            raise InputError(f"'relevant' is null: question {qid!r} is unlabelled, which only automatic labels can "
+                             "score", where=loc, hint=UNLABELLED_HINT)
+        relevant, spans = {}, {}
     else:
         relevant, spans = _parse_relevant(obj["relevant"], loc)
     tags = obj.get("tags", [])
@@ -231,7 +275,8 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
     if any(k in obj for k in _CONVERSATION):
         extra.update(_parse_conversation(obj, loc))
-    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans, groups)
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans, groups,
+                       labelled=obj.get("relevant", ()) is not None)
 
 
 _CONVERSATION = ("conversation", "turn", "history")

@@ -13,7 +13,7 @@ from ragauge._version import __version__
 from ragauge.core.background import start
 from ragauge.core.hashing import file_hash
 from ragauge.core.notes import LOUD
-from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.golden import GoldenQuery, GoldenSet, refuse_unlabelled
 from ragauge.data.relevance import is_relevant
 from ragauge.data.run import Run
 from ragauge.errors import InputError
@@ -115,7 +115,9 @@ def evaluate_run(
 
 
 def score_run(golden: GoldenSet, run: Run | RunStream, options: EvalOptions) -> Evaluation:
-    """:func:`evaluate_run` with its options as one value."""
+    """:func:`evaluate_run` with its options as one value. A golden set with unlabelled questions is
+    refused (``data.golden.refuse_unlabelled``): only automatic labels can score those."""
+    refuse_unlabelled(golden)
     synthetic = sum(q.synthetic for q in golden)
     if not synthetic:
         return _score(golden, run, options, golden, MEAN_OVER)

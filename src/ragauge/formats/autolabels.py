@@ -4,7 +4,8 @@ One line per pair, version 1 (``ragauge.schemas.schema("autolabels")``)::
 
     {"v": 1, "question": "q1", "doc_id": "d7", "grade": 1, "score": 0.6123,
      "assessor": "minilm@8199be6f699a", "key": "3f0c...",
-     "calibration": {"cutoffs": [0.5312], "grades": [0, 1], "fitted_on": 2810, "kappa": 0.41}}
+     "calibration": {"cutoffs": [0.5312], "grades": [0, 1], "fitted_on": 2810, "kappa": 0.41},
+     "golden": "sha256:9a1e..."}
 
 - ``grade``: the calibrated grade (one of ``calibration.grades``), what a metric reads;
 - ``score``: the assessor's raw output before calibration (a cosine, a logit, the model's 0-3 grade);
@@ -14,10 +15,13 @@ One line per pair, version 1 (``ragauge.schemas.schema("autolabels")``)::
   a resumed ``golden assess`` reuses a line only when its key is the one it would compute;
 - ``calibration``: how ``score`` became ``grade``: grade ``grades[i]`` for a score at or above
   ``cutoffs[i - 1]`` and below ``cutoffs[i]``; ``fitted_on`` human-labelled pairs (0: the assessor's
-  default mapping, no human label to fit on), with the agreement ``kappa`` reached there (None then).
+  default mapping, no human label to fit on), with the agreement ``kappa`` reached there (None then);
+- ``golden`` (optional; every ``golden assess`` writes it): the hash of the questions of the golden set
+  assessed, ids and texts (``GoldenSet.questions_hash``: labels excluded, so labelling more questions
+  by hand keeps it), which the prediction-powered metrics check the golden set against.
 
-Every line of a file comes from one assessor and one calibration: the reader refuses a mix, an
-unknown version ``v`` and an unknown assessor name, with the file and line.
+Every line of a file comes from one assessor, one calibration and one golden set: the reader refuses
+a mix, an unknown version ``v`` and an unknown assessor name, with the file and line.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ragauge.errors import InputError, where
 FORMAT_VERSION = 1
 SCHEMES = ("minilm", "cross-encoder", "llm", "python")
 """The assessor names a label may carry (the schemes of ``golden assess --assessor``)."""
-_FIELDS = ("v", "question", "doc_id", "grade", "score", "assessor", "key", "calibration")
+_FIELDS = ("v", "question", "doc_id", "grade", "score", "assessor", "key", "calibration", "golden")
 
 
 @dataclass(frozen=True)
@@ -98,24 +102,35 @@ class AutoLabel:
     key: str
     line: int | None = None
 
-    def to_dict(self, assessor: str, calibration: Calibration) -> dict[str, Any]:
+    def to_dict(self, assessor: str, calibration: Calibration, golden: str | None = None) -> dict[str, Any]:
         return {"v": FORMAT_VERSION, "question": self.question, "doc_id": self.doc_id, "grade": _number(self.grade),
                 "score": float(self.score), "assessor": assessor, "key": self.key,
-                "calibration": calibration.to_dict()}
+                "calibration": calibration.to_dict(), **({"golden": golden} if golden is not None else {})}
 
 
 @dataclass(frozen=True)
 class AutoLabels:
-    """The lines of one automatic-labels file: one ``assessor`` (``NAME@VERSION``), one ``calibration``."""
+    """The lines of one automatic-labels file: one ``assessor`` (``NAME@VERSION``), one ``calibration``,
+    one ``golden`` set's questions hash (None: a file written before ragauge recorded it)."""
 
     labels: tuple[AutoLabel, ...]
     assessor: str
     calibration: Calibration
     source: str | None = None
+    golden: str | None = None
 
     @property
     def name(self) -> str:
         return self.assessor.partition("@")[0]
+
+    @property
+    def identity(self) -> str:
+        """What makes two files' grades one function of (question, document): the assessor and its
+        calibration (a file extended with more pairs by the same assessor, calibration unchanged, keeps
+        it). Prediction-powered differences pair automatic values of one identity only."""
+        from ragauge.core.hashing import content_hash
+
+        return content_hash({"assessor": self.assessor, "calibration": self.calibration.to_dict()})
 
     def grades(self) -> dict[tuple[str, str], float]:
         """``{(question, doc_id): grade}``."""
@@ -135,8 +150,10 @@ def check_assessor(value: Any, loc: str) -> str:
     return value
 
 
-def parse_auto_label(obj: Mapping[str, Any], loc: str, line: int | None = None) -> tuple[AutoLabel, str, Calibration]:
-    """One decoded line: the label, its assessor and its calibration (InputError at ``loc`` when wrong)."""
+def parse_auto_label(obj: Mapping[str, Any], loc: str,
+                     line: int | None = None) -> tuple[AutoLabel, str, Calibration, str | None]:
+    """One decoded line: the label, its assessor, its calibration and its golden set's questions hash
+    (None when the line has none; InputError at ``loc`` when wrong)."""
     version = obj.get("v")
     if version != FORMAT_VERSION:
         raise InputError(f"unknown automatic-labels version {version!r} (this ragauge reads {FORMAT_VERSION})",
@@ -159,26 +176,34 @@ def parse_auto_label(obj: Mapping[str, Any], loc: str, line: int | None = None) 
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
         raise InputError(f"'score' must be a finite number, got {score!r}", where=loc,
                          hint="the assessor's raw score; re-run ragauge golden assess")
-    return AutoLabel(obj["question"], obj["doc_id"], grade, float(score), obj["key"], line), assessor, calibration
+    golden = obj.get("golden")
+    if golden is not None and (not isinstance(golden, str) or not golden):
+        raise InputError(f"'golden' must be the golden set's questions hash, got {golden!r}", where=loc,
+                         hint="the file was edited by hand: re-run ragauge golden assess")
+    label = AutoLabel(obj["question"], obj["doc_id"], grade, float(score), obj["key"], line)
+    return label, assessor, calibration, golden
 
 
 def read_auto_labels(path: str | Path) -> AutoLabels:
     """Read an automatic-labels file (module docstring), refusing with ``file:line`` a bad line, a
-    second label of one pair, and a line of another assessor or calibration than the first's."""
+    second label of one pair, and a line of another assessor, calibration or golden set than the first's."""
     labels: list[AutoLabel] = []
-    first: tuple[str, Calibration, int] | None = None
+    first: tuple[str, Calibration, int, str | None] | None = None
     seen: dict[tuple[str, str], int] = {}
     for number, obj in read_jsonl(path, what="automatic labels"):
         loc = where(path, number)
-        label, assessor, calibration = parse_auto_label(obj, loc, number)
+        label, assessor, calibration, golden = parse_auto_label(obj, loc, number)
         if first is None:
-            first = (assessor, calibration, number)
+            first = (assessor, calibration, number, golden)
         elif assessor != first[0]:
             raise InputError(f"labels of assessor {assessor!r} after labels of {first[0]!r} (line {first[2]})",
                              where=loc, hint="keep one assessor's labels per file (write each to its own -o)")
         elif calibration != first[1]:
             raise InputError(f"a calibration other than line {first[2]}'s", where=loc,
                              hint="a file holds one calibration: re-run ragauge golden assess to write it whole")
+        elif golden != first[3]:
+            raise InputError(f"a label of another golden set than line {first[2]}'s", where=loc,
+                             hint="a file holds one golden set's labels: re-run ragauge golden assess")
         pair = (label.question, label.doc_id)
         if pair in seen:
             raise InputError(f"a second label for document {label.doc_id!r} of question {label.question!r} "
@@ -188,11 +213,13 @@ def read_auto_labels(path: str | Path) -> AutoLabels:
     if first is None:
         raise InputError("the automatic-labels file holds no label", where=str(path),
                          hint="write it with ragauge golden assess")
-    return AutoLabels(tuple(labels), first[0], first[1], str(path))
+    return AutoLabels(tuple(labels), first[0], first[1], str(path), first[3])
 
 
-def write_auto_labels(labels: Iterable[AutoLabel], path: str | Path, assessor: str, calibration: Calibration) -> None:
-    """Write labels as JSON Lines, replacing ``path`` atomically."""
+def write_auto_labels(labels: Iterable[AutoLabel], path: str | Path, assessor: str, calibration: Calibration,
+                      golden: str | None = None) -> None:
+    """Write labels as JSON Lines, replacing ``path`` atomically; ``golden`` the questions hash of the
+    golden set assessed (``GoldenSet.questions_hash``)."""
     with atomic_writer(path, what="automatic labels") as fh:
         for label in labels:
-            fh.write(dumps(label.to_dict(assessor, calibration)) + "\n")
+            fh.write(dumps(label.to_dict(assessor, calibration, golden)) + "\n")
