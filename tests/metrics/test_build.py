@@ -118,3 +118,33 @@ def test_the_judged_hits_found_through_the_table_are_those_looked_up_one_by_one(
                 info.top_rows.tolist())
 
     assert built(0) == built(1 << 40)
+
+
+@settings(deadline=None)
+@given(queries=st.lists(st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from([3.0, 2.0, 1.0])), max_size=10),
+                        min_size=1, max_size=4),
+       depth=st.sampled_from([None, 2]))
+def test_ties_written_out_of_order_fold_as_their_ranking_does(queries, depth):
+    """A TREC run whose tied hits are written out of trec_eval's order (the ranking moves them,
+    duplicates among them included) is built as the same hits written in rank order are: the same
+    ranks, folds and documents shown."""
+    import pyarrow as pa
+
+    from ragauge.formats.trec import TrecRun, trec_ranking
+    from ragauge.metrics.build import Judgements, build_rankings
+
+    rows = [(f"q{i}", d, s) for i, hits in enumerate(queries) for d, s in sorted(hits, key=lambda h: -h[1])]
+    judgements = Judgements(pa.array(["q0", "q0", "q1"], pa.string()), pa.array(["a", "c", "b"], pa.string()),
+                            np.array([1.0, 2.0, 1.0]))
+    ids = [f"q{i}" for i in range(len(queries))]
+
+    def built(run_rows: list[tuple[str, str, float]]) -> tuple[object, ...]:
+        qid, doc = pa.array([r[0] for r in run_rows], pa.string()), pa.array([r[1] for r in run_rows], pa.string())
+        score = np.array([r[2] for r in run_rows], dtype=np.float64)
+        grouping = trec_ranking(TrecRun(qid, doc, score, "run", "run"))
+        r, info = build_rankings(ids, grouping, doc, judgements, depth=depth, keep_top=10)
+        shown = [(run_rows[t][1], run_rows[t][2]) for t in info.top_rows.tolist()]
+        return r.offsets.tolist(), r.pos.tolist(), r.grades.tolist(), info.folded.tolist(), shown
+
+    ranked = sorted(rows, key=lambda r: (r[0], -r[2], [-ord(c) for c in r[1]]))  # trec_eval's order, stable
+    assert built(rows) == built(ranked)

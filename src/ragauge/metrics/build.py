@@ -107,8 +107,12 @@ def build_rankings(
     lengths = raw_lengths if depth is None else np.minimum(raw_lengths, depth)
 
     # Positions: each query's ranking is positions seg[i] .. seg[i] + lengths[i] - 1, and
-    # base[p] is the run row at position p (None: position p is row p).
-    direct = grouping.in_blocks and (grouping.moves is None or (duplicates == "error" and depth is None))
+    # base[p] is the run row at position p (None: position p is row p, but for the few rows that
+    # ``moves`` puts elsewhere in their query's block: a TREC run's ties written out of order).
+    # Duplicates are then found among rows, in file order: a query's occurrences of one document
+    # are in rank order there too (moves only reorder rows of one score, by docno), except for
+    # occurrences that share their score, which are the same hit twice, so either may stay.
+    direct = grouping.in_blocks and (grouping.moves is None or depth is None)
     if direct:
         base, seg = None, g_starts.astype(np.int64)
     else:
@@ -143,6 +147,8 @@ def build_rankings(
                 hint="each document may appear once per query in a TREC run (as trec_eval requires)",
             )
         folded = np.bincount(removed_q, minlength=nq).astype(np.int64)
+        if base is None and grouping.moves is not None:  # rows found in file order, as ranked positions
+            removed = np.sort(grouping.positions_of(removed))
     kept = lengths - folded
     qi, rank, grades, masks, rows = _graded_ranks(judged, keys, segments, removed)
     by_rank = np.lexsort((rank, qi))
