@@ -31,6 +31,7 @@ LAYERS: list[set[str]] = [
     {"retrieve"},
     {"runner"},
     {"llm"},
+    {"predicted"},
     {"comparison"},
     {"experiments"},
     {"attribution"},

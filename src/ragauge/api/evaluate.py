@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragauge.evaluation.evaluate import evaluate_run as evaluate_run
 from ragauge.metrics.spec import DEFAULT_K
 from ragauge.metrics.spec import parse_metric as parse_metric
+from ragauge.predicted.evaluate import evaluate_run as evaluate_run
 
 if TYPE_CHECKING:
     from ragauge.evaluation.result import Evaluation
+    from ragauge.formats.autolabels import AutoLabels
     from ragauge.metrics.judged import Unjudged
     from ragauge.metrics.spec import MetricSpec
     from ragauge.runner.calls import Progress
@@ -26,7 +27,8 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
              doc_id_pattern: str | None = None, config: Mapping[str, Any] | None = None,
              unjudged: Unjudged = "non-relevant", corpus: str | Path | Mapping[str, str] | None = None,
              tokenizer: str | None = None, mix_synthetic: bool = False,
-             grades: str | Mapping[float, float] | None = None, progress: Progress | None = None) -> Evaluation:
+             grades: str | Mapping[float, float] | None = None, progress: Progress | None = None,
+             auto_labels: str | Path | AutoLabels | None = None) -> Evaluation:
     """Score ``golden`` against exactly one of ``retriever`` or ``run=``.
 
     With ``retriever`` (a spec string, a function ``fn(query, n)``, a framework object or an
@@ -41,14 +43,22 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
     the options are those of ``evaluate_run``; ``fetch`` then cuts each question's raw hits
     (default: all). The options that only a retriever call has (``save_run``, ``resume``,
     ``concurrency``, ``timeout``, ``retries``, ``doc_id_key``, ``config``, ``progress``) are
-    refused with a run."""
+    refused with a run.
+
+    With ``auto_labels`` (a ``golden assess`` output) the golden set may leave questions unlabelled
+    (``"relevant": null``): each metric's prediction-powered estimate and interval stand beside the
+    human-only ones in ``meta["ppi"]`` (``ragauge.predicted.evaluate``)."""
     options: dict[str, Any] = {
         "metrics": metrics, "k": k, "doc_id_sep": doc_id_sep, "doc_id_pattern": doc_id_pattern,
         "on_error": "skip" if on_error == "skip" else "zero", "unjudged": unjudged,
-        "mix_synthetic": mix_synthetic, "tokenizer": tokenizer, "grades": grades,
+        "mix_synthetic": mix_synthetic, "tokenizer": tokenizer, "grades": grades, "auto_labels": auto_labels,
     }
     from ragauge.runner.either import run_or_retriever
 
+    if auto_labels is not None and retriever is not None:  # the retriever is asked every question, labelled or not
+        from ragauge.formats.golden import as_golden
+
+        golden = as_golden(golden, unlabelled=True)
     golden, run, depth, done = run_or_retriever(
         golden, run, retriever, fetch, "evaluate", save_run=save_run, on_error=on_error, resume=resume,
         concurrency=concurrency, timeout=timeout, retries=retries, doc_id_key=doc_id_key, config=config,

@@ -9,7 +9,7 @@ import click
 
 from ragauge.api.metrics import DEFAULT_K
 from ragauge.cli.history import history_option
-from ragauge.cli.options import SectionedCommand, grades_option, parse_ks, unjudged_option
+from ragauge.cli.options import SectionedCommand, auto_labels_option, grades_option, parse_ks, unjudged_option
 from ragauge.cli.report import emit, report_options
 from ragauge.cli.run import calling, retriever_options
 from ragauge.cli.traces import show_notes, trace_options
@@ -25,7 +25,7 @@ SECTIONS = (
     ("Retriever (instead of --run)", ("spec", "save_run", "fetch", "concurrency", "timeout", "retries", "on_error",
                                       "doc_id_key", "config_path")),
     ("Traces (instead of --run)", ("traces", "id_attribute", "chunk_ids", "skip_unmatched")),
-    ("Metrics", ("ks", "metrics", "unjudged", "grades", "tokenizer", "mix_synthetic")),
+    ("Metrics", ("ks", "metrics", "unjudged", "grades", "tokenizer", "mix_synthetic", "auto_labels")),
     ("Output", ("fmt", "output", "worst", "no_color", "record", "history_path", "label", "mlflow")),
 )
 """``eval --help``'s option groups (cli.options.SectionedCommand); an option in none is listed last."""
@@ -61,6 +61,7 @@ SECTIONS = (
 @click.option("--mix-synthetic", is_flag=True,
               help='Average questions an LLM wrote ("source": "synthetic") together with the others; by default '
                    "they are scored apart and the means cover the real questions.")
+@auto_labels_option()
 @report_options
 @click.option("--record", is_flag=True, help="Append the result to the local history (see 'ragauge history').")
 @history_option
@@ -71,7 +72,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
                  metrics: str | None, fetch: int, concurrency: int, timeout: float, retries: int,
                  on_error: str, doc_id_key: str | None, config_path: Path | None, corpus: Path | None,
                  tokenizer: str | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 grades: str | None, mix_synthetic: bool, fmt: str,
+                 grades: str | None, mix_synthetic: bool, auto_labels: Path | None, fmt: str,
                  output: Path | None, worst: int, no_color: bool, record: bool, history_path: Path,
                  label: str | None, mlflow: bool | None) -> None:
     """Score a retrieval run, or a retriever called on the spot, against a golden set.
@@ -83,7 +84,11 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     pattern and a fix ('ragauge metrics' lists them); --corpus adds the text-based ones.
     Questions an LLM wrote ("source": "synthetic", e.g. from 'golden draft') are scored
     apart: the means cover the real questions, and a by-source table shows both
-    (--mix-synthetic averages them together).
+    (--mix-synthetic averages them together). With --auto-labels (from 'golden assess')
+    the golden set may leave questions unlabelled ("relevant": null): the means stay those
+    of the human-labelled questions, and beside each the prediction-powered estimate and
+    its interval (valid at every n), the effective number of human labels and the
+    assessor's agreement.
 
     \b
     Examples:
@@ -94,6 +99,7 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
       ragauge eval golden.jsonl --run run.jsonl -k 1,5,10 --format html -o report.html
       ragauge eval golden.jsonl --run run.jsonl -k 5 --record --label "re-index 2026-12"
       ragauge eval golden.jsonl --traces traces.jsonl --doc-id-key source -k 5
+      ragauge eval golden.jsonl --run run.jsonl -k 10 --auto-labels auto.jsonl
     """
     from ragauge.api.evaluate import evaluate
 
@@ -115,7 +121,8 @@ def eval_command(golden: Path, run_path: Path | None, spec: str | None, save_run
     fetch_given = ctx.get_parameter_source("fetch") not in (click.core.ParameterSource.DEFAULT, None)
     scoring: dict[str, Any] = dict(metrics=metrics, k=parse_ks(ks), doc_id_sep=doc_id_sep,
                                    doc_id_pattern=doc_id_pattern, on_error=on_error, unjudged=unjudged, corpus=corpus,
-                                   mix_synthetic=mix_synthetic, tokenizer=tokenizer, grades=grades)
+                                   mix_synthetic=mix_synthetic, tokenizer=tokenizer, grades=grades,
+                                   auto_labels=auto_labels)
     if spec is not None:
         from ragauge.config import retriever_config
 

@@ -72,6 +72,16 @@ def unjudged_option() -> Callable[[FC], FC]:
              "ranking before scoring (condensed lists). Results under different rules are not compared.")
 
 
+def auto_labels_option() -> Callable[[FC], FC]:
+    """``--auto-labels``: an assessor's labels (``golden assess``) beside a partly labelled golden set:
+    prediction-powered estimates beside the human-only ones."""
+    return click.option(
+        "--auto-labels", type=click.Path(path_type=Path),
+        help="Automatic labels (written by 'ragauge golden assess') for a golden set in which only some "
+             'questions carry human labels ("relevant": null for the others): each mean, or difference, is '
+             "estimated by prediction-powered inference beside the human-only figure.")
+
+
 class SectionedCommand(click.Command):
     """A command whose ``--help`` lists its options under headings: ``sections`` is a sequence of
     (title, parameter names), names it does not have skipped; options no section names (``--help``

@@ -26,10 +26,11 @@ class TopDocuments:
 
 def top_documents(run: Run, query_ids: Sequence[str], depth: int, *,
                   watch: Mapping[str, Iterable[str]] | None = None, doc_id_sep: str | None = None,
-                  doc_id_pattern: str | None = None) -> TopDocuments:
+                  doc_id_pattern: str | None = None, fetch: int | None = None) -> TopDocuments:
     """The first ``depth`` folded documents of each of ``query_ids`` in ``run``, and where the run
     ranks the documents of ``watch`` (``{question: doc ids}``) at any depth. Chunk ids map to
-    documents by ``doc_id_sep``/``doc_id_pattern`` as in evaluation (a hit's own doc_id wins).
+    documents by ``doc_id_sep``/``doc_id_pattern`` as in evaluation (a hit's own doc_id wins);
+    ``fetch`` keeps each question's first raw hits only, as an evaluation's ``fetch`` does.
 
     Vectorized over the run (no per-hit Python loop): the fold and the ranks are those of
     :func:`ragauge.metrics.build.build_rankings`, the function every metric is computed from."""
@@ -42,7 +43,7 @@ def top_documents(run: Run, query_ids: Sequence[str], depth: int, *,
     # build_rankings returns names its pair; grades are not used as grades here.
     judgements = Judgements(strings([q for q, _ in pairs]), strings([d for _, d in pairs]),
                             np.arange(1, len(pairs) + 1, dtype=np.float64))
-    rankings, info = build_rankings(list(query_ids), run.ranked, docs, judgements, rel_level=1.0, depth=None,
+    rankings, info = build_rankings(list(query_ids), run.ranked, docs, judgements, rel_level=1.0, depth=fetch,
                                     duplicates="first", source=run.source, keep_top=depth)
     shown = take(docs, info.top_rows).to_pylist()
     offsets = info.top_offsets.tolist()

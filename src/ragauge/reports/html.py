@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from ragauge.core.jinja import script_json as script_json
 from ragauge.evaluation.patterns import PATTERNS
 from ragauge.evaluation.result import Evaluation
 from ragauge.reports import failures
-from ragauge.reports.agents import sections
+from ragauge.reports.agents import Section, sections
+from ragauge.reports.predicted import evaluation_sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -203,8 +205,13 @@ def _count_columns(evaluation: Evaluation, data: dict[str, Any]) -> str:
 def _agents(evaluation: Evaluation) -> list[dict[str, Any]]:
     """The trajectories by call and by tool, the stages side by side and the means by turn
     (``reports.agents``), each only when the evaluation holds it; Jinja2 escapes every string."""
+    return section_dicts(sections(evaluation))
+
+
+def section_dicts(found: Sequence[Section]) -> list[dict[str, Any]]:
+    """Tables of ``reports.agents.Section`` as the templates draw them (Jinja2 escapes every string)."""
     return [{"key": s.key, "title": s.title, "header": list(s.header), "rows": [list(r) for r in s.rows],
-             "notes": list(s.notes)} for s in sections(evaluation)]
+             "notes": list(s.notes)} for s in found]
 
 
 def render_html(evaluation: Evaluation) -> str:
@@ -248,4 +255,5 @@ def render_html(evaluation: Evaluation) -> str:
                   "cells": [mean_text(r.means[m]) for m in evaluation.metrics]} for r in source_rows(evaluation)],
         source_note=source_caption(evaluation),
         agents=_agents(evaluation), lower=lower_note(evaluation.metrics),
+        ppi=section_dicts(evaluation_sections(meta)),
     )

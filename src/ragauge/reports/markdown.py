@@ -8,10 +8,13 @@ links, images or mentions. Metric names and the metadata are user text too: a sa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragauge.core.escape import markdown as escape
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
-from ragauge.reports.agents import sections
+from ragauge.reports.agents import Section, sections
+from ragauge.reports.predicted import evaluation_sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -85,8 +88,13 @@ def _failures(evaluation: Evaluation) -> list[str]:
 def _agents(evaluation: Evaluation) -> list[str]:
     """The trajectories by call and by tool, the stages side by side and the means by turn
     (``reports.agents``), each only when the evaluation holds it."""
+    return draw_sections(sections(evaluation))
+
+
+def draw_sections(found: Sequence[Section]) -> list[str]:
+    """Tables of ``reports.agents.Section``, each with its notes below it."""
     out: list[str] = []
-    for section in sections(evaluation):
+    for section in found:
         out += ["", f"**{escape(section.title)}**", ""]
         out += _table([escape(h) for h in section.header], [[escape(c) for c in row] for row in section.rows])
         out += ["", "<sub>" + "<br>".join(escape(n) for n in section.notes) + "</sub>"] if section.notes else []
@@ -118,6 +126,7 @@ def render_markdown(evaluation: Evaluation, worst: int = WORST) -> str:
     budget = budget_rule(evaluation)
     if budget:
         out += ["", f"<sub>{escape(budget)}</sub>"]
+    out += draw_sections(evaluation_sections(meta))
 
     sources = source_rows(evaluation) if m else []
     if sources:

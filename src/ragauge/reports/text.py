@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from ragauge.core.escape import terminal as t
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.reports import failures
-from ragauge.reports.agents import sections
+from ragauge.reports.agents import Section, sections
+from ragauge.reports.predicted import evaluation_sections
 from ragauge.reports.views import (
     CONFIDENCE,
     NAN,
@@ -195,8 +196,14 @@ def _by_tag(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
 def _agents(evaluation: Evaluation, width: int | None, s: Style) -> list[str]:
     """The trajectories by call and by tool, the stages side by side and the means by turn
     (``reports.agents``), each only when the evaluation holds it."""
+    return draw_sections(sections(evaluation), width, s)
+
+
+def draw_sections(found: Sequence[Section], width: int | None, s: Style) -> list[str]:
+    """Tables of ``reports.agents.Section`` (first column left, the others right), each with its
+    notes."""
     out: list[str] = []
-    for section in sections(evaluation):
+    for section in found:
         lines, dropped = _table([t(h) for h in section.header], [[t(c) for c in row] for row in section.rows],
                                 width, 2, s)
         out += ["", s(t(section.title), bold=True), *lines, *_dropped(dropped, width)]
@@ -295,6 +302,7 @@ def render_text(evaluation: Evaluation, worst: int = WORST, *, color: bool = Fal
     """The terminal report. ``width`` None: no fitting (a file or a pipe); ``color``: ANSI styles."""
     s = _styler(color)
     out = _summary(evaluation, width, s)
+    out += draw_sections(evaluation_sections(evaluation.meta), width, s)
     out += _by_source(evaluation, width, s)
     out += _by_tag(evaluation, width, s)
     out += _agents(evaluation, width, s)

@@ -336,4 +336,9 @@ def judged_line(evaluation: Evaluation) -> str | None:
         return None
     top = "ranking" if k is None else f"top {k}"
     name = "judged" if k is None else f"judged@{k}"
-    return f"{name}={mean:.4f}: mean share of the {top} that the golden set labels"
+    split = ""
+    if judged.get("human") is not None:  # with automatic labels (predicted.evaluate)
+        split = (f" (by a human {judged['human']:.4f}; by the assessor only {judged.get('automatic') or 0.0:.4f}"
+                 + (", its labels filling them" if (evaluation.meta.get("ppi") or {}).get("coverage", {}).get("filled")
+                    else "") + ")")
+    return f"{name}={mean:.4f}: mean share of the {top} that the golden set labels{split}"
