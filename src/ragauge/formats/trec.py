@@ -126,7 +126,7 @@ def _clean(table: pa.Table) -> bool:
             raw = np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
             if len(raw) and raw.min() < 14:  # tab, CR, other whitespace or control bytes
                 return False
-            if (name == table.column_names[0]
+            if (name == table.column_names[0] and np.any(raw == 35)  # a '#' somewhere: at a line's start?
                     and np.any(raw[offsets[:-1][offsets[:-1] < offsets[1:]] - offsets[0]] == 35)):
                 return False  # a line starting with '#'
     return True
