@@ -28,6 +28,12 @@ def overlap(query: str, documents: list[str]) -> list[float]:
     return [len(words & {w.strip("?,.:;").lower() for w in d.split()}) / len(words) for d in documents]
 
 
+def bag(query: str, documents: list[str]) -> list[float]:
+    """Another assessor: how many of the question's words each document holds (another function,
+    another calibration: labels that cannot be paired with ``overlap``'s)."""
+    return [4.0 * x for x in overlap(query, documents)]
+
+
 def _questions() -> list[dict[str, Any]]:
     rng = random.Random(7)
     out = []
@@ -89,6 +95,16 @@ def write_run(path: Path, ranking: dict[str, list[str]]) -> Path:
                               for q, docs in ranking.items()])
 
 
+def assess(files: dict[str, Path], output: Path, assessor: str = ASSESSOR, runs: tuple[str, ...] = ("good", "bad"),
+           golden: str = "golden") -> Path:
+    """``golden assess`` of the ``runs``' top 5 into ``output``, for real."""
+    given = [x for r in runs for x in ("--run", str(files[r]))]
+    result = CliRunner().invoke(cli, ["golden", "assess", str(files[golden]), *given, "--corpus", str(files["corpus"]),
+                                      "--assessor", assessor, "-k", "5", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    return output
+
+
 def make(folder: Path) -> dict[str, Path]:
     """The world's files in ``folder``: golden (partly labelled), full (every question labelled),
     corpus, good and bad runs, and auto (``golden assess`` of both runs' top 5)."""
@@ -98,8 +114,5 @@ def make(folder: Path) -> dict[str, Path]:
                                                               for d, t in corpus().items()]),
              "good": write_run(folder / "good.jsonl", run(True)), "bad": write_run(folder / "bad.jsonl", run(False)),
              "auto": folder / "auto.jsonl"}
-    result = CliRunner().invoke(cli, ["golden", "assess", str(files["golden"]), "--run", str(files["good"]),
-                                      "--run", str(files["bad"]), "--corpus", str(files["corpus"]), "--assessor",
-                                      ASSESSOR, "-k", "5", "-o", str(files["auto"])])
-    assert result.exit_code == 0, result.output
+    assess(files, files["auto"])
     return files

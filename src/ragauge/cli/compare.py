@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 import click
 
 from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_FORMAT, DEFAULT_K, DEFAULT_SEED, SEQUENTIAL_METRIC
-from ragauge.cli.options import grades_option, parse_ks, texts_options, unjudged_option, write_output
+from ragauge.cli.options import (
+    auto_labels_option,
+    grades_option,
+    parse_ks,
+    texts_options,
+    unjudged_option,
+    write_output,
+)
 from ragauge.cli.report import no_color_option, terminal_style
 from ragauge.cli.tracking import log_to_mlflow, mlflow_option
 from ragauge.reports.registry import formats
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
 @unjudged_option()
 @grades_option()
 @texts_options
+@auto_labels_option()
 @click.option("--allow-different-golden", is_flag=True, help="Compare only the questions both results share.")
 @click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="Significance level for the verdicts.")
 @click.option("--format", "fmt", type=click.Choice(formats("comparison")), default=DEFAULT_FORMAT,
@@ -48,7 +56,8 @@ if TYPE_CHECKING:
 def compare_command(base: Path | None, new: Path | None, golden: Path | None, retrievers: tuple[str, ...],
                     sequential: bool, metric: str, seed: int, ks: str, metrics: str | None, fetch: int | None,
                     doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
-                    corpus: Path | None, tokenizer: str | None, allow_different_golden: bool, alpha: float, fmt: str,
+                    corpus: Path | None, tokenizer: str | None, auto_labels: Path | None, allow_different_golden: bool,
+                    alpha: float, fmt: str,
                     output: Path | None, no_color: bool, mlflow: bool | None) -> None:
     """Compare two runs (or saved results) of the same golden set, question by question.
 
@@ -57,13 +66,18 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
     metrics and, apart, over tags x metrics, better/worse/tied counts, the minimum detectable
     effect at 80% power and a verdict; then per-tag differences, the questions that got worse, latency
     and cost. Exit 2 when the results cannot be compared fairly (different golden sets or
-    contracts, too few shared questions).
+    contracts, too few shared questions). With --auto-labels (from 'golden assess', both runs'
+    top k assessed) the golden set may leave questions unlabelled ("relevant": null): the tests
+    above read the human-labelled questions, and beside them each metric's difference is
+    estimated by prediction-powered inference (interval valid at every n, effective labels,
+    the assessor's agreement); with no human label, no verdict.
 
     \b
     Examples:
       ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl -k 5
       ragauge compare base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
       ragauge compare --golden golden.jsonl --retriever bm25:corpus.jsonl --retriever hybrid:corpus.jsonl --sequential
+      ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl -k 10 --auto-labels auto.jsonl
     """
     from ragauge.api.compare import compare
     from ragauge.api.report import render
@@ -78,6 +92,9 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
             raise InputError("give --golden and --retriever twice (base, then new), without BASE / NEW",
                              hint="ragauge compare --golden golden.jsonl --retriever SPEC_A --retriever SPEC_B")
         if sequential:
+            if auto_labels is not None:
+                raise InputError("a --sequential comparison decides on human labels only: --auto-labels does not "
+                                 "go with it", hint="compare the two retrievers without --sequential")
             from ragauge.api.compare import compare_sequential
 
             found = compare_sequential(golden, retrievers[0], retrievers[1], metric=metric, alpha=alpha, seed=seed,
@@ -89,7 +106,7 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
 
         runs = [evaluate(golden, spec, k=parse_ks(ks), metrics=metrics, fetch=fetch,
                                  doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                                 corpus=corpus, grades=grades) for spec in retrievers]
+                                 corpus=corpus, grades=grades, auto_labels=auto_labels) for spec in retrievers]
         result = compare(runs[0], runs[1], alpha=alpha)
         write_output(render(result, fmt, **style), output)
         log_to_mlflow(result, mlflow, None)
@@ -102,6 +119,6 @@ def compare_command(base: Path | None, new: Path | None, golden: Path | None, re
                          hint="ragauge compare runs/base.jsonl runs/new.jsonl --golden golden.jsonl")
     result = compare(base, new, golden=golden, metrics=metrics, k=parse_ks(ks), fetch=fetch, doc_id_sep=doc_id_sep,
                      doc_id_pattern=doc_id_pattern, allow_different_golden=allow_different_golden, alpha=alpha,
-                     unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades)
+                     unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels)
     write_output(render(result, fmt, **style), output)
     log_to_mlflow(result, mlflow, None)

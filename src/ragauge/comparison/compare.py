@@ -16,15 +16,18 @@ from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
 from ragauge.errors import ContractMismatch, InputError, NotComparable, flag
 from ragauge.evaluation.evaluate import score_run
-from ragauge.evaluation.load import result_or_evaluate
+from ragauge.evaluation.load import is_result_file, result_or_evaluate
 from ragauge.evaluation.options import EvalOptions, contract_differences
 from ragauge.evaluation.result import Evaluation, QueryScore
 from ragauge.evaluation.stages import list_change
 from ragauge.evaluation.tags import group_by_tag
+from ragauge.formats.autolabels import AutoLabels
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import as_run
 from ragauge.metrics.judged import Unjudged
 from ragauge.metrics.spec import DEFAULT_K, lower_is_better, parse_metrics
+from ragauge.predicted.difference import check_same_labels, ppi_differences
+from ragauge.predicted.difference import notes as ppi_notes
 from ragauge.stats import DEFAULT_ALPHA
 from ragauge.stats.holm import holm
 from ragauge.stats.paired import EPS, METHOD, count_scale, paired_test
@@ -106,6 +109,7 @@ def compare(
     corpus: str | Path | None = None,
     tokenizer: str | None = None,
     grades: str | Mapping[float, float] | None = None,
+    auto_labels: str | Path | AutoLabels | None = None,
 ) -> Comparison:
     """Pair questions by id and compare each metric (new - base).
 
@@ -124,14 +128,29 @@ def compare(
     ``allow_different_golden``, and fewer paired questions than any test at ``alpha`` needs. Warns
     (a loud note) when the new run's top k holds markedly more unjudged documents than the base's
     (see ``comparison.judged``).
+
+    With ``auto_labels`` (a ``golden assess`` output; runs are then scored as
+    ``predicted.evaluate`` scores them), or given two results evaluated with the same automatic
+    labels, ``meta["ppi"]`` holds each metric's prediction-powered paired difference beside the
+    human-only one (``predicted.difference``); the human-only tests above stay those of the labelled
+    questions, and without any labelled question they have nothing to test (no refusal: the assessor
+    says, loudly, and there is no verdict).
     """
     alpha = check_number(alpha, "alpha", PROBABILITY)
     names_given = [str(s) for s in parse_metrics(metrics)] if metrics is not None else None
     options = EvalOptions(names_given, k, fetch, doc_id_sep, doc_id_pattern, unjudged=unjudged, corpus=corpus,
                           tokenizer=tokenizer, grades=grades)
+    labels = auto_labels
+    if isinstance(labels, (str, Path)):
+        from ragauge.formats.autolabels import read_auto_labels
+
+        labels = read_auto_labels(labels)
     # every row is read several times below (pairs, tags, patterns, latency): made once each
-    base, new = (_as_evaluation(v, golden, options).with_rows_made() for v in (base, new))
+    base, new = (_as_evaluation(v, golden, options, labels).with_rows_made() for v in (base, new))
     notes = _check_comparable(base, new, allow_different_golden)
+    predicted = check_same_labels(base, new)
+    if labels is not None:
+        _check_labels_of(base, labels, predicted)
     names = names_given or [m for m in base.metrics if m in new.metrics]
     missing = [m for m in names if m not in base.metrics or m not in new.metrics]
     if missing or not names:
@@ -141,7 +160,7 @@ def compare(
     ids = [i for i in bpos if i in npos]
     if len(ids) < len(bpos) or len(ids) < len(npos):
         notes.append(f"{len(ids)} questions paired ({len(bpos)} in base, {len(npos)} in new)")
-    if len(ids) < min_questions(alpha):
+    if len(ids) < min_questions(alpha) and not predicted:
         raise InputError(
             f"only {len(ids)} question(s) are answerable in both results: no test at alpha {alpha} can tell "
             f"a change from noise with fewer than {min_questions(alpha)}",
@@ -181,6 +200,9 @@ def compare(
         "method": METHOD,
         "overlap": overlap,
     }
+    if predicted:
+        meta["ppi"] = ppi_differences(base, new, names, alpha)
+        notes += ppi_notes(meta["ppi"])
     return Comparison(overall, by_tag, _worse_queries(pairs, names), _side_by_side(base, new, "latency_ms"),
                       _side_by_side(base, new, "cost"), notes, meta, pattern_changes(base, new, ids))
 
@@ -223,14 +245,35 @@ def _side_by_side(base: Evaluation, new: Evaluation, key: str) -> dict[str, Any]
     return {"base": stats(base), "new": stats(new)}
 
 
-def _as_evaluation(value: Any, golden: Any, options: EvalOptions) -> Evaluation:
+def _as_evaluation(value: Any, golden: Any, options: EvalOptions, labels: AutoLabels | None) -> Evaluation:
+    """An evaluation as given, a saved result, or a run scored against ``golden`` (beside ``labels``:
+    a prediction-powered evaluation, ``predicted.evaluate``)."""
     if isinstance(value, Evaluation):
         return value
-    if isinstance(value, (str, Path)):
+    if isinstance(value, (str, Path)) and (labels is None or is_result_file(value)):
         return result_or_evaluate(value, golden, options)
     if golden is None:
         raise InputError("a run needs the golden set it answers to be compared", hint="pass golden=...")
-    return score_run(as_golden(golden), as_run(value), options)
+    if labels is None:
+        return score_run(as_golden(golden), as_run(value), options)
+    from ragauge.formats.runs import scored_run
+    from ragauge.predicted.evaluate import score_predicted
+
+    return score_predicted(as_golden(golden, unlabelled=True), scored_run(value), options, labels)
+
+
+def _check_labels_of(ev: Evaluation, labels: AutoLabels, predicted: bool) -> None:
+    """InputError when ``labels`` were given but the results were evaluated without them, or with
+    another assessor's or calibration's."""
+    ppi = ev.meta.get("ppi") if predicted else None
+    if ppi is None:
+        raise InputError("automatic labels were given, but both results were evaluated without them",
+                         hint=f"compare the runs (with {flag('golden', 'golden.jsonl')}) to score them beside the "
+                              f"labels, or results of 'ragauge eval --auto-labels'")
+    if ppi["auto_labels"]["identity"] != labels.identity:
+        raise InputError(f"the results were evaluated with other automatic labels ({ppi['auto_labels']['assessor']}, "
+                         f"or another calibration) than {labels.source}",
+                         where=labels.source, hint="compare the runs themselves, or leave the labels out")
 
 
 def holm_family(deltas: Sequence[MetricDelta], alpha: float) -> list[MetricDelta]:

@@ -14,6 +14,7 @@ from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
 from ragauge.reports.fit import PROSE_WIDTH, fit_table, glue, prose, styler, wrap
+from ragauge.reports.predicted import comparison_sections
 from ragauge.reports.table import mde_text
 from ragauge.stats import DEFAULT_ALPHA
 
@@ -132,6 +133,11 @@ def render_comparison_text(c: Comparison, worse: int = WORSE_SHOWN, *, color: bo
     for line in (lower_line(c), overlap_line(c)):
         if line:
             out += wrap(t(line), text, "", "  ", split=width is not None)
+    for section in comparison_sections(meta):
+        out += ["", s(t(section.title), bold=True)]
+        out += fit_table([t(h) for h in section.header], [[t(x) for x in row] for row in section.rows], width,
+                         keep=2, style=s)
+        out += [line for n in section.notes for line in wrap(t(n), text, "", "  ", split=width is not None)]
     if c.by_tag:
         out += ["", *(s(line, bold=True) for line in wrap("by tag (diff new - base, Holm-adjusted p; MDE of the "
                                                           "first metric)", text))]
@@ -183,6 +189,11 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     for line in (lower_line(c), overlap_line(c)):
         if line:
             out += ["", f"<sub>{md(line)}</sub>"]
+    for section in comparison_sections(c.meta):
+        out += ["", f"**{md(section.title)}**", "", "| " + " | ".join(md(h) for h in section.header) + " |",
+                "|" + "---|" * len(section.header)]
+        out += ["| " + " | ".join(md(x) for x in row) + " |" for row in section.rows]
+        out += ["", "<sub>" + "<br>".join(md(n) for n in section.notes) + "</sub>"] if section.notes else []
     blind = blind_tags(c)
     if blind:
         out += ["", f"<sub>tags too small to detect any change: {md(', '.join(blind))}</sub>"]
@@ -226,7 +237,9 @@ def render_comparison_html(c: Comparison) -> str:
         rows=rows, w=int(width), names=list(c.metrics), by_tag=list(c.by_tag.items()),
         worse=[{**q, "drops": dropped(c, q["diff"])} for q in c.worse_queries],
         methods=methods_line(c), lower=lower_line(c), overlap=overlap_line(c), blind=blind_tags(c),
-        confidence=confidence(c),
+        confidence=confidence(c), ppi=[{"key": x.key, "title": x.title, "header": list(x.header),
+                                         "rows": [list(r) for r in x.rows], "notes": list(x.notes)}
+                                        for x in comparison_sections(c.meta)],
         extras=[("latency (ms)", c.latency), ("cost", c.cost)], notes=c.notes,
         patterns={"heading": change_heading(c.patterns), "rows": change_rows(c.patterns),
                   "examples": change_examples(c.patterns), "notes": c.patterns.get("notes", [])},
