@@ -70,29 +70,40 @@ def assess_command(golden: Path, runs: tuple[Path, ...], corpus: Path, assessor:
 @click.option("--min-kappa", type=float,
               help="Refuse (exit 2) an assessor whose weighted kappa is below this, e.g. 0.4.")
 @click.option("--force", is_flag=True, help="Report an assessor below --min-kappa without refusing it.")
+@click.option("--run", "runs", type=click.Path(path_type=Path), multiple=True,
+              help="A run under test (repeatable): warns when its retriever or reranker is the assessor's model "
+                   "or of its model family.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="The report's format [default: text].")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
-def agreement_command(human: Path, auto: Path, min_kappa: float | None, force: bool, fmt: str | None,
-                      output: Path | None) -> None:
+def agreement_command(human: Path, auto: Path, min_kappa: float | None, force: bool, runs: tuple[Path, ...],
+                      fmt: str | None, output: Path | None) -> None:
     """Audit an automatic assessor against the human labels: kappa, confusion by grade, per tag.
 
     Compares every automatic label of a human-labelled question with the human grade (0 for a
     document the question does not list): Cohen's kappa with linear weights on the grades, kappa
     on relevant-or-not, the confusion counts and the same per tag, each kappa with a 95% interval
     from a bootstrap over questions (a question's pairs resampled together). With --min-kappa an
-    assessor below the bar is refused (exit 2) unless --force. Agreement between annotators in
-    judgements logs is 'golden judge-stats'.
+    assessor below the bar is refused (exit 2) unless --force. With --run, each run's '_meta' (the
+    retriever spec and settings 'ragauge run' records) is read, and a loud warning names every run
+    whose retriever or reranker is the assessor's model or of its model family (MiniLM, BGE, Qwen,
+    ...): such an assessor shares that system's blind spots and favours it. Agreement between
+    annotators in judgements logs is 'golden judge-stats'.
 
     \b
-    Example:
+    Examples:
       ragauge golden agreement --human golden.jsonl --auto auto.jsonl --min-kappa 0.4
+      ragauge golden agreement --human golden.jsonl --auto auto.jsonl --run runs/dense.jsonl --run runs/bm25.jsonl
     """
     from ragauge.api.golden import assessor_agreement
+    from ragauge.api.report import loud_warnings
     from ragauge.cli.options import write_output
     from ragauge.core.escape import terminal
     from ragauge.core.jsonl import dumps
 
-    audit = assessor_agreement(human, auto, min_kappa=min_kappa, force=force)
+    audit = assessor_agreement(human, auto, min_kappa=min_kappa, force=force, runs=[str(r) for r in runs])
     text = (dumps(audit.to_dict(), indent=2) if fmt == "json" else "\n".join(terminal(x) for x in audit.lines())) + "\n"
     write_output(text, output)
+    if fmt == "json" or output is not None:  # the report may sit in a file: say loudly what misleads
+        for warning in loud_warnings(audit):
+            click.echo(terminal(warning), err=True)
     audit.check()

@@ -20,11 +20,15 @@ grow); with fewer than ``MIN_QUESTIONS`` questions no interval is given.
 
 **The bar.** With ``min_kappa``, an assessor whose weighted kappa is below it is refused
 (:meth:`AssessorAudit.check`, exit 2 with the figures and a fix) unless ``force``.
+
+**The systems under test.** With ``runs`` (the runs the labels will measure), a loud warning for each
+run whose retriever or reranker is the assessor's model or of its model family: the assessor shares
+that system's blind spots (:mod:`ragauge.curation.family`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,6 +82,8 @@ class AssessorAudit:
     min_kappa: float | None = None
     forced: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    """Loud warnings (each starting with ``core.notes.LOUD``): the assessor shares a model with a run under test."""
 
     @property
     def below_bar(self) -> bool:
@@ -100,7 +106,7 @@ class AssessorAudit:
                 "grades": list(self.grades), "alpha": self.alpha, "method": METHOD,
                 "min_kappa": self.min_kappa, "below_bar": self.below_bar, "forced": self.forced,
                 "overall": self.overall.to_dict(), "by_tag": {t: a.to_dict() for t, a in self.by_tag.items()},
-                "notes": list(self.notes)}
+                "warnings": list(self.warnings), "notes": list(self.notes)}
 
     def lines(self) -> list[str]:
         o = self.overall
@@ -125,7 +131,7 @@ class AssessorAudit:
             verdict = ("BELOW the bar" + (" (used anyway: --force)" if self.forced else "")) if self.below_bar \
                 else "meets the bar"
             out.append(f"  bar: weighted kappa >= {self.min_kappa:g}: {verdict}")
-        return out + [f"NOTE: {n}" for n in self.notes]
+        return out + list(self.warnings) + [f"NOTE: {n}" for n in self.notes]
 
 
 METHOD = f"percentile bootstrap over questions, {REPLICATES} resamples"
@@ -200,10 +206,13 @@ def _percentiles(values: np.ndarray, alpha: float) -> tuple[float, float] | None
 
 
 def assessor_agreement(human: str | Path, auto: str | Path, *, min_kappa: float | None = None, force: bool = False,
-                       alpha: float = 0.05, seed: int = SEED) -> AssessorAudit:
+                       alpha: float = 0.05, seed: int = SEED,
+                       runs: Sequence[Any] | Mapping[str, Any] = ()) -> AssessorAudit:
     """Audit the automatic labels ``auto`` (a ``golden assess`` output) against the human labels of the
     golden set ``human`` (module docstring); ``min_kappa`` and ``force`` set the bar that
-    :meth:`AssessorAudit.check` enforces. Pure apart from reading the two files."""
+    :meth:`AssessorAudit.check` enforces. ``runs`` (run files or Runs; a mapping names them) are the
+    systems under test, whose ``_meta`` is read for the same-model-family warning. Pure apart from
+    reading the files."""
     import numpy as np
 
     from ragauge.core.numbers import PROBABILITY, check_number
@@ -251,5 +260,14 @@ def assessor_agreement(human: str | Path, auto: str | Path, *, min_kappa: float 
     if labels.calibration.fitted_on:
         notes.append("the assessor's cutoffs were fitted on these human labels: the agreement is a little "
                      "optimistic")
+    warnings: list[str] = []
+    if runs:
+        from ragauge.curation.family import family_warnings
+        from ragauge.curation.pool import name_systems
+        from ragauge.formats.runs import as_run
+
+        warnings, unread = family_warnings(labels.assessor, [(name, as_run(run).meta)
+                                                             for name, run in name_systems(runs, "run")])
+        notes += unread
     return AssessorAudit(labels.assessor, str(human), str(auto), overall, by_tag, tuple(grades), alpha, min_kappa,
-                         force, tuple(notes))
+                         force, tuple(notes), tuple(warnings))
