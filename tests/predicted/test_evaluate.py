@@ -213,3 +213,13 @@ def test_automatic_labels_of_another_golden_set_are_refused(files: dict[str, Pat
     assert result.exit_code == 2, result.output
     assert f"{files['auto']}:1: the automatic labels were assessed for another golden set" in result.output
     assert "golden assess" in result.output and "hint:" in result.output
+
+
+def test_holes_of_a_set_that_lists_relevant_documents_only_are_judged_by_its_convention(files: dict[str, Path],
+                                                                                       tmp_path: Path) -> None:
+    only = [{**x, "relevant": {d: g for d, g in x["relevant"].items() if g >= 1}} if x["relevant"] else x
+            for x in lines(files["golden"])]
+    ev = ragauge.evaluate_run(world.write_jsonl(tmp_path / "only.jsonl", only), files["bad"], k=5,
+                              auto_labels=files["auto"])
+    said = [w for w in ev.warnings if "are not listed and count as not relevant" in w]
+    assert len(said) == 1 and not said[0].startswith(LOUD) and "lists relevant documents only" in said[0]

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragauge.core.notes import LOUD
 from ragauge.data.golden import GoldenQuery, GoldenSet
+from ragauge.data.relevance import is_relevant
 from ragauge.evaluation.diagnose import no_answer_only
 from ragauge.evaluation.evaluate import evaluate_run as plain_evaluate_run
 from ragauge.evaluation.evaluate import score_run
@@ -144,7 +145,15 @@ def score_predicted(golden: GoldenSet, run: Run | RunStream, options: EvalOption
     }
     ppi.update(_assessor_says(golden, human, automatic, names, labelled, in_scope))
     scored = (len(sets.human), sum(not q.synthetic for q in sets.human))  # the sizes scoring may have said it of
-    return _as_predicted(golden, human, unlabelled, ppi, cover, _warnings(ppi, cover), scored)
+    warnings = _warnings(ppi, cover, judges_not_relevant(golden))
+    return _as_predicted(golden, human, unlabelled, ppi, cover, warnings, scored)
+
+
+def judges_not_relevant(golden: GoldenSet) -> bool:
+    """Whether the golden set lists a document judged not relevant (grade below the relevance level):
+    then a document a question does not list was never judged, rather than judged not relevant by
+    the convention of sets that list relevant documents only (BEIR's, TREC's qrels as often shipped)."""
+    return any(not is_relevant(g) for q in golden for g in q.relevant.values())
 
 
 def _values(ev: Evaluation, metric: str, ids: Sequence[str]) -> np.ndarray:
@@ -214,10 +223,12 @@ def _assessor_says(golden: GoldenSet, human: Evaluation, automatic: Evaluation, 
     return out
 
 
-def _warnings(ppi: Mapping[str, Any], cover: Coverage) -> list[str]:
+def _warnings(ppi: Mapping[str, Any], cover: Coverage, judges_not_relevant: bool) -> list[str]:
     """What changes how these numbers read: no human label, a PPI interval wider than the human-only
-    one, tags only the assessor speaks for, holes in the labelled questions' top k, documents of the
-    unlabelled questions' top k the assessor never saw."""
+    one, tags only the assessor speaks for, holes in the labelled questions' top k (loud when the
+    golden set records documents judged not relevant, so that one it does not list was never judged,
+    and the assessor calls some relevant), documents of the unlabelled questions' top k the assessor
+    never saw."""
     out: list[str] = []
     assessor = ppi["auto_labels"]["assessor"]
     says = ppi.get("assessor_says")
@@ -248,12 +259,17 @@ def _warnings(ppi: Mapping[str, Any], cover: Coverage) -> list[str]:
                    f"question(s) carry no human label and took the assessor's ({cover.holes_relevant} relevant), as "
                    f"--unjudged unknown asks: the human figures rest on automatic labels there (judged@{k}: "
                    f"{cover.human:.1%} human, {cover.automatic:.1%} automatic)")
-    elif cover.holes:
+    elif cover.holes and judges_not_relevant:  # the set records what people judged not relevant: holes are unjudged
         note = (f"{cover.holes} document(s) in the top {k} of {cover.hole_questions} human-labelled question(s) "
                 f"carry no human label and count as not relevant (--unjudged non-relevant); the assessor calls "
                 f"{cover.holes_relevant} of them relevant: label them (golden pool), or let its labels fill them "
                 "(--unjudged unknown)")
         out.append(LOUD + note if cover.holes_relevant else note)
+    elif cover.holes:
+        out.append(f"{cover.holes} document(s) in the top {k} of the human-labelled questions are not listed and "
+                   f"count as not relevant: the golden set lists relevant documents only, so by its convention "
+                   f"they were judged so (the assessor calls {cover.holes_relevant} of them relevant; if they "
+                   "were never judged, label them, or let its labels fill them: --unjudged unknown)")
     if cover.unassessed:
         share = "" if cover.unlabelled_automatic is None else f" (it saw {cover.unlabelled_automatic:.1%} of them)"
         out.append(f"{cover.unassessed} document(s) in the top {k} of the unlabelled questions were never assessed"
