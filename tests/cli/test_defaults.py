@@ -105,6 +105,8 @@ def _library() -> dict[tuple[str, str], Any]:
         ("golden import-beir", "split"): _default(import_beir, "split"),
         ("golden judge", "fmt"): fmt,
         ("golden pool", "depth"): _default(api_golden.pool_golden, "depth"),
+        ("golden pool", "metric"): _default(api_golden.pool_golden, "verdict_metric"),
+        ("golden pool", "alpha"): _default(api_golden.pool_golden, "alpha"),
         ("golden scrub", "fields"): ",".join(_default(ScrubOptions, "fields")),
         ("golden scrub", "regions"): ",".join(_default(ScrubOptions, "regions")),
         ("golden validate", "min_per_tag"): _default(api_golden.validate_golden, "min_per_tag"),

@@ -169,3 +169,50 @@ def test_adjudicate_the_disagreements_by_keyboard_then_finish(browser: Any, tmp_
     golden = load_golden(paths["golden"])
     assert golden.by_id["q1"].relevant["kb-portal"] == 1 and golden.by_id["q2"].relevant["kb-ghost"] == 2
     assert golden.by_id["q2"].relevant["kb-jam"] == 1 and errors == []
+
+
+def test_judge_a_pool_made_for_a_verdict_by_keyboard_until_it_is_certain(browser: Any, tmp_path: Path) -> None:
+    """The page of a pool made for a verdict starts at the pair that decides most, goes where the verdict's
+    order leads after each grade (to another question or within this one), and says when the verdict is
+    certain: here after 10 grades of the 20 candidates, never touching s0 and s1, whose labels cannot move it."""
+    from ragauge.curation.judge_app import JudgeServer, create_app, new_token
+    from ragauge.curation.verdict import VerdictState
+    from ragauge.formats.pool import read_pool
+    from tests.curation.judging import make_verdict
+
+    paths = make_verdict(tmp_path)
+    session = open_session(paths["pool"], paths["corpus"], annotator="ana")
+    twin = VerdictState(read_pool(paths["pool"]))
+    token = new_token()
+    server = JudgeServer(create_app(session, token, finish=lambda: merge_judgements(session.pool, session.log)),
+                         token)
+    server.start()
+    errors: list[str] = []
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url)
+        index = {q.id: i for i, q in enumerate(twin.pool.questions)}
+        assert page.is_visible("#v-open-state") and not page.is_visible("#v-certain-state")
+        assert page.inner_text("#v-now") == "better" and page.inner_text("#v-low") == "no evidence of a change"
+        grades = 0
+        while not twin.status().certain:
+            (question, doc), _ = twin.order()[0]
+            qi = index[question]
+            assert f"/q/{qi}?" in page.url
+            ci = [c.doc_id for c in twin.pool.questions[qi].candidates].index(doc)
+            assert "current" in classes(page, ci), (question, doc)
+            twin.set((question, doc), 0)
+            nxt = twin.order()[0][0][0]  # once certain, the order still leads on
+            press(page, "0", to=None if index[nxt] == qi else index[nxt])
+            grades += 1
+        assert grades == 10
+        assert page.is_visible("#v-certain-state") and not page.is_visible("#v-open-state")
+        assert page.inner_text("#v-final") == "better" and page.inner_text("#v-unjudged") == "10"
+        assert "certain" in page.get_attribute("#verdict", "class").split()
+        page.close()
+    finally:
+        server.stop()
+    log = [json.loads(x) for x in paths["log"].read_text().splitlines()]
+    assert len(log) == 10 and all(r["question"].startswith("v") for r in log) and errors == []

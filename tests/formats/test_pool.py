@@ -47,7 +47,7 @@ def test_a_valid_hand_written_pool_reads(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("lines", "line", "message"), [
     ([LINE], 1, "first line of a pool file must be"),
-    ([{"_pool": {**HEADER["_pool"], "version": 2}}], 1, "unsupported pool format version 2"),
+    ([{"_pool": {**HEADER["_pool"], "version": 3}}], 1, "unsupported pool format version 3"),
     ([{"_pool": {**HEADER["_pool"], "depth": 0}}], 1, "depth"),
     ([{"_pool": {**HEADER["_pool"], "systems": []}}], 1, "at least one system"),
     ([{"_pool": {**HEADER["_pool"], "systems": [{"name": "a", "kind": "model"}]}}], 1, "kind must be"),

@@ -410,7 +410,6 @@ def _header(**head: Any) -> dict[str, Any]:
 JUDGEMENT = {"question": "q1", "doc_id": "d1", "action": "skip", "annotator": "ana", "time": "2026-11-03T09:12:04Z"}
 LAXER: list[tuple[str, dict[str, Any], str]] = [  # (schema, a record its reader takes, why)
     ("judgements", {"v": True, **JUDGEMENT}, "Python's True == 1: a boolean version reads as 1"),
-    ("pool", _header(version=True), "Python's True == 1"),
     ("pool", _header(golden=False), "a falsy golden (false, 0, \"\", []) reads as none"),
     ("baseline", {**_baseline(), "ragauge_baseline": True}, "Python's True == 1"),
     ("baseline", {**_baseline(), "rules": "strict"}, "rules that are not an object are ignored"),

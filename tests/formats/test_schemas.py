@@ -162,7 +162,7 @@ def test_a_candidate_line_is_checked_as_a_golden_line() -> None:
 def test_the_schemas_spell_the_codes_own_constants() -> None:
     from ragauge.data.golden import MAX_GROUPS, MAX_QUERY_CHARS
     from ragauge.data.judgements import ACTIONS, LOG_VERSION
-    from ragauge.data.pool import POOL_VERSION, SYSTEM_KINDS
+    from ragauge.data.pool import POOL_VERSION, SYSTEM_KINDS, VERDICT_VERSION
     from ragauge.evaluation.result import RESULT_VERSION
     from ragauge.evaluation.rows import STATUSES
     from ragauge.experiments import grid
@@ -175,7 +175,7 @@ def test_the_schemas_spell_the_codes_own_constants() -> None:
     judgements = schemas.schema("judgements")["properties"]
     assert (judgements["v"]["const"], tuple(judgements["action"]["enum"])) == (LOG_VERSION, ACTIONS)
     header = schemas.schema("pool")["$defs"]["header"]["properties"]["_pool"]["properties"]
-    assert header["version"]["const"] == POOL_VERSION
+    assert header["version"]["enum"] == [POOL_VERSION, VERDICT_VERSION]
     assert tuple(header["systems"]["items"]["properties"]["kind"]["enum"]) == SYSTEM_KINDS
     result = schemas.schema("result")
     assert result["properties"]["ragauge_result"]["const"] == RESULT_VERSION
@@ -253,6 +253,12 @@ def test_a_pool_and_a_judgements_log_validate(tmp_path: Path) -> None:
     ragauge.pool_golden(HELPDESK / "golden.jsonl", runs=[HELPDESK / "bm25.run.jsonl", HELPDESK / "dense.run.jsonl"],
                         output=tmp_path / "pool.jsonl", depth=5)
     assert problems("pool", tmp_path / "pool.jsonl") == []
+    ragauge.pool_golden(HELPDESK / "golden.jsonl", output=tmp_path / "verdict.jsonl", depth=5, verdict_metric="ndcg@5",
+                        for_verdict=[HELPDESK / "bm25.run.jsonl", HELPDESK / "dense.run.jsonl"])
+    assert problems("pool", tmp_path / "verdict.jsonl") == []
+    header = json.loads((tmp_path / "verdict.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    for spoiled in ({**header["_pool"], "version": 1}, {k: v for k, v in header["_pool"].items() if k != "verdict"}):
+        assert not Draft202012Validator(schemas.schema("pool")).is_valid({"_pool": spoiled})
     log = tmp_path / "pool.judgements.jsonl"
     for action, grade in (("grade", 2), ("grade", 0.5), ("skip", None), ("undo", None)):
         append_judgement(log, Judgement("hd-001", "kb-7", action, "ana", now_utc(), grade))

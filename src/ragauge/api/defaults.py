@@ -16,6 +16,7 @@ from ragauge.curation import MIN_WORDS as MIN_WORDS
 from ragauge.curation import NER_MODEL as NER_MODEL
 from ragauge.curation import PHONE_REGIONS as PHONE_REGIONS
 from ragauge.curation import SCRUB_FIELDS as SCRUB_FIELDS
+from ragauge.curation import VERDICT_METRIC as VERDICT_METRIC
 from ragauge.data.relevance import RELEVANCE_LEVEL as RELEVANCE_LEVEL
 from ragauge.experiments import DEFAULT_FACTOR as DEFAULT_FACTOR
 from ragauge.experiments import SWEEP_OUTPUT as SWEEP_OUTPUT
@@ -35,4 +36,4 @@ __all__ = ["BEIR_SPLIT", "CALL_TIMEOUT", "DEFAULT_ALPHA", "DEFAULT_CORRELATION",
            "DEFAULT_FEEDBACK", "DEFAULT_FORMAT", "DEFAULT_K", "DEFAULT_POWER", "DEFAULT_SEED", "DRAFT_KEY_ENV",
            "DRAFT_LANGUAGE", "DRAFT_PER_DOCUMENT", "DRAFT_QUESTIONS", "MAX_RELEVANT", "MIN_PER_TAG", "MIN_WORDS",
            "NER_MODEL", "PHONE_REGIONS", "RELEVANCE_LEVEL", "SCRUB_FIELDS", "SEQUENTIAL_METRIC", "SWEEP_OUTPUT",
-           "TOPIC_FIELD", "WORST"]
+           "TOPIC_FIELD", "VERDICT_METRIC", "WORST"]

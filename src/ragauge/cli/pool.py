@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ragauge.api.defaults import DEFAULT_DEPTH, DEFAULT_FORMAT
+from ragauge.api.defaults import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FORMAT, VERDICT_METRIC
 from ragauge.cli.run import with_call_options
 from ragauge.core.escape import terminal
 from ragauge.reports.registry import formats
@@ -27,11 +27,19 @@ from ragauge.reports.registry import formats
               help="ragauge.toml with a [retriever] section (HTTP headers, body, hits path).")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")
+@click.option("--for-verdict", "for_verdict", type=click.Path(path_type=Path), nargs=2, metavar="BASE NEW",
+              help="Pool these two runs for the verdict of comparing them: judging serves first the pairs whose "
+                   "label could move it, and says when it is certain.")
+@click.option("--metric", default=VERDICT_METRIC, show_default=True,
+              help="With --for-verdict: the metric compared (a cutoff no deeper than --depth).")
+@click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
+              help="With --for-verdict: the comparison's significance level.")
 @click.option("--format", "fmt", type=click.Choice(formats("pool")), default=DEFAULT_FORMAT, show_default=True,
               help="The summary's format.")
 def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ...], depth: int, output: Path,
                  fetch: int | None, concurrency: int, timeout: float, retries: int, doc_id_key: str | None,
-                 config_path: Path | None, doc_id_sep: str | None, doc_id_pattern: str | None, fmt: str) -> None:
+                 config_path: Path | None, doc_id_sep: str | None, doc_id_pattern: str | None,
+                 for_verdict: tuple[Path, Path] | None, metric: str, alpha: float, fmt: str) -> None:
     """Pool the top documents of several retrievers and runs for judging.
 
     For each question: the union of every system's first --depth documents (chunk hits folded
@@ -40,10 +48,16 @@ def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ..
     golden set or a candidates file from 'golden add' (null "relevant"; rejected ones skipped).
     The summary says, per question and overall, how many candidates came from how many systems.
 
+    --for-verdict BASE NEW pools the two runs for the verdict of comparing them on --metric (the
+    betting test of 'compare'): the candidates are ordered by how much their label could move it,
+    'golden judge' serves them in that order (recomputed after each judgement) and says when the
+    verdict is certain, i.e. no label of the pairs left can change it.
+
     \b
     Examples:
       ragauge golden pool golden.jsonl --retriever bm25:corpus.jsonl --run runs/dense.jsonl --depth 10 -o pool.jsonl
       ragauge golden pool candidates.jsonl --run runs/a.jsonl --run runs/b.jsonl -o pool.jsonl
+      ragauge golden pool golden.jsonl --for-verdict runs/a.jsonl runs/b.jsonl --metric ndcg@10 -o pool.jsonl
     """
     from ragauge.api.golden import pool_golden
     from ragauge.api.report import render
@@ -58,6 +72,8 @@ def pool_command(golden: Path, retrievers: tuple[str, ...], runs: tuple[Path, ..
     result = pool_golden(golden, retrievers=list(retrievers), runs=[str(r) for r in runs], output=output,
                          depth=depth, fetch=fetch, concurrency=concurrency, timeout=timeout, retries=retries,
                          doc_id_key=doc_id_key, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                         config=retriever_config(config_path) if retrievers else None, progress=progress)
+                         config=retriever_config(config_path) if retrievers else None, progress=progress,
+                         for_verdict=[str(r) for r in for_verdict] if for_verdict else None, verdict_metric=metric,
+                         alpha=alpha)
     write_output(render(result, fmt), None)
     click.echo(f"wrote the pool of {len(result.pool.questions)} questions to {terminal(output)}", err=True)

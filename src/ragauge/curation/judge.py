@@ -11,6 +11,12 @@ Order: questions in pool order, candidates in pool order (best rank first). "Nex
 candidate after the current one, in that order and wrapping around, that is neither graded nor
 skipped; when none is left, the first skipped one; when none is left either, judging is done.
 
+A pool made for a comparison's verdict (``golden pool --for-verdict``) is judged in the order that
+decides the verdict soonest instead (:mod:`ragauge.curation.verdict`), recomputed after every action
+from the pool's labels and this annotator's grades: "next" is the open candidate of highest priority,
+then the skipped ones in that order. The progress then carries the verdict's status, so the page can
+say when it is certain. (Adjudicating disagreements keeps pool order.)
+
 Pace and ETA: the median time between the annotator's consecutive actions, counting only gaps of
 at most :data:`BREAK_SECONDS` (a longer gap is a break), times the candidates still to judge; none
 before :data:`MIN_PACE` such gaps, and none when nothing is left.
@@ -79,15 +85,20 @@ class Progress:
     questions_done: int
     pace: float | None
     eta: float | None
+    verdict: dict[str, Any] | None = None
+    """In a pool made for a verdict: its status (``VerdictStatus.to_dict``), with the verdicts as -1, 0, 1."""
 
     @property
     def left(self) -> int:
         return self.total - self.graded - self.skipped
 
     def to_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "graded": self.graded, "skipped": self.skipped, "left": self.left,
-                "questions": self.questions, "questions_done": self.questions_done, "pace": self.pace,
-                "eta": self.eta}
+        out: dict[str, Any] = {"total": self.total, "graded": self.graded, "skipped": self.skipped, "left": self.left,
+               "questions": self.questions, "questions_done": self.questions_done, "pace": self.pace,
+               "eta": self.eta}
+        if self.verdict is not None:
+            out["verdict"] = self.verdict
+        return out
 
 
 def pace(times: Iterable[str]) -> float | None:
@@ -130,6 +141,13 @@ class JudgeSession:
         if missing:
             self.notes.append(f"{missing} of {len(self.order)} candidates are not in the corpus: the page shows "
                               "their id only (is it the corpus the pooled systems index, with the same ids?)")
+        self.verdict = None
+        """The verdict a pool made with ``--for-verdict`` decides, as this annotator judges (None: pool order)."""
+        if pool.verdict is not None and only is None:
+            from ragauge.curation.verdict import VerdictState
+
+            grades = self.state.grades()
+            self.verdict = VerdictState(pool, {item: g for item, g in grades.items() if item in self.index})
         self.lock = threading.RLock()
         """Held while the state changes; hold it to read a consistent state from another thread."""
 
@@ -158,9 +176,16 @@ class JudgeSession:
                 "skipped": record is not None and record.action == "skip"}
 
     def next_position(self, after: Position | None = None) -> Position | None:
-        """The next candidate to judge after ``after`` (from the start when None); module docstring."""
+        """The next candidate to judge after ``after`` (from the start when None; in a pool made for a
+        verdict, ``after`` does not matter); module docstring."""
         if not self.order:
             return None
+        if self.verdict is not None:
+            ranked = [self.index[item] for item, _ in self.verdict.order()]
+            for pos in ranked:
+                if self.state.current(self.item(pos)) is None:
+                    return pos
+            return ranked[0] if ranked else None  # only skipped ones are left: the first of them
         start = 0 if after is None else self.order.index(after) + 1
         ring = self.order[start:] + self.order[:start]
         for wanted in ("open", "skipped"):
@@ -192,8 +217,15 @@ class JudgeSession:
         done = questions - sum(n > 0 for n in left)
         per = pace(self.state.times)
         todo = len(self.order) - graded - skipped
+        verdict = None
+        if self.verdict is not None:
+            from ragauge.curation.verdict import VERDICTS
+
+            status = self.verdict.status()
+            verdict = {**status.to_dict(), **{k: getattr(status, k) for k in ("now", "low", "high")},
+                       "words": {str(code): word for code, word in VERDICTS.items()}}
         return Progress(len(self.order), graded, skipped, questions, done, per,
-                        None if per is None or todo == 0 else per * todo)
+                        None if per is None or todo == 0 else per * todo, verdict)
 
     def question(self, qi: int) -> dict[str, Any]:
         """The page's view of question ``qi`` (see :func:`ragauge.curation.judge_view.question_view`)."""
@@ -218,7 +250,14 @@ class JudgeSession:
         record = Judgement(question, doc, action, self.annotator, self.clock(), grade)
         append_judgement(self.log, record)  # on disk first: a failed write changes nothing
         self.state.apply(record)
+        self._sync(record.item)
         return record
+
+    def _sync(self, item: Item) -> None:
+        """Tell the verdict (if any) this annotator's judgement of ``item`` now."""
+        if self.verdict is not None and item in self.index:
+            record = self.state.current(item)
+            self.verdict.set(item, record.grade if record is not None and record.action == "grade" else None)
 
     def grade(self, qi: Any, ci: Any, grade: Any) -> Judgement:
         """Grade a candidate (any grade a golden set can hold; the page sends 0, 1 or 2)."""
@@ -243,6 +282,7 @@ class JudgeSession:
             record = Judgement(last.question, last.doc_id, "undo", self.annotator, self.clock())
             append_judgement(self.log, record)
             self.state.apply(record)
+            self._sync(record.item)
             return last
 
 

@@ -155,6 +155,10 @@ def create_app(session: JudgeSession, token: str, *,
             focus = shown[-1] if wanted == "last" and shown else int(wanted)
         except ValueError:
             focus = -1
+        if focus not in shown and session.verdict is not None:  # the pair that decides most, when it is here
+            with session.lock:
+                best = session.next_position()
+            focus = best[1] if best is not None and best[0] == qi else focus
         if focus not in shown:
             focus = open_here[0] if open_here else shown[0] if shown else 0
         with session.lock:
@@ -163,6 +167,7 @@ def create_app(session: JudgeSession, token: str, *,
                 "sizes": sizes, **_state()}
         html = template.render(q=question, qi=qi, nq=nq, annotator=session.annotator, progress=data["progress"],
                                adjudicating=session.only is not None,
+                               verdict=session.pool.verdict if session.verdict is not None else None,
                                data_json=Markup(script_json(data)), script=Markup(script), css=Markup(css),
                                finish=finish is not None, log=str(session.log), grades=GRADES, data_token=token)
         return HTMLResponse(html)

@@ -6,6 +6,11 @@ counted after chunk folding as the metrics count them, minus every document the 
 judges (any grade, 0 included). Systems are retrievers, called here through the executor of
 ``ragauge run`` (concurrency, timeouts, retries), and run files. A system that fails on a question
 or lacks it is not counted as having answered it, and the report says so.
+
+With ``for_verdict`` (two runs, BASE and NEW), the pool is made for the verdict of comparing them: both
+are pooled, the header records the comparison (:class:`ragauge.data.pool.PoolVerdict`), and the result
+says where the verdict stands and orders the candidates by how much their label could move it
+(:mod:`ragauge.curation.verdict`); ``golden judge`` then serves them in that order.
 """
 
 from __future__ import annotations
@@ -14,14 +19,20 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragauge.core.numbers import COUNT, check_number
+from ragauge.core.numbers import COUNT, PROBABILITY, check_number
 from ragauge.curation import DEFAULT_DEPTH as DEFAULT_DEPTH
+from ragauge.curation import VERDICT_METRIC
 from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
-from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem
+from ragauge.data.pool import Pool, PoolDocument, PooledQuestion, PoolSystem, PoolVerdict
 from ragauge.data.run import Run
 from ragauge.errors import InputError, flag, where
+from ragauge.stats import DEFAULT_ALPHA
+
+if TYPE_CHECKING:
+    from ragauge.curation.verdict import VerdictStatus
+    from ragauge.data.judgements import Item
 
 REJECTED = "rejected"
 SHOWN = 10  # question ids listed in a note
@@ -33,11 +44,15 @@ ProgressFactory = Callable[[str], Any]
 @dataclass(frozen=True)
 class PoolResult:
     """A pool and what happened while making it: ``notes`` says, per system, which questions it
-    lacked or failed on; ``skipped`` counts candidates marked ``"status": "rejected"``, left out."""
+    lacked or failed on; ``skipped`` counts candidates marked ``"status": "rejected"``, left out. A
+    pool made for a verdict has its ``verdict`` status and its candidates in ``order``, each
+    ``((question, doc), priority)``, highest first (:mod:`ragauge.curation.verdict`)."""
 
     pool: Pool
     notes: tuple[str, ...] = ()
     skipped: int = 0
+    verdict: VerdictStatus | None = None
+    order: tuple[tuple[Item, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The summary: per question and overall, how many candidates came from how many systems."""
@@ -51,6 +66,9 @@ class PoolResult:
                               "by_systems": {str(n): c for n, c in q.by_systems().items()},
                               "judged_in_pool": judged_in_pool(q, self.pool.depth), "systems": len(q.systems)}
                              for q in self.pool.questions],
+            **({} if self.verdict is None else {"verdict": {
+                **self.verdict.to_dict(),
+                "order": [{"id": q, "doc_id": d, "priority": round(v, 9)} for (q, d), v in self.order]}}),
         }
 
 
@@ -203,7 +221,8 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
                 timeout: float | None = None, retries: int | None = None, doc_id_key: str | None = None,
                 doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
                 config: Mapping[str, Any] | None = None,
-                progress: ProgressFactory | None = None) -> PoolResult:
+                progress: ProgressFactory | None = None, for_verdict: Sequence[Any] | Mapping[str, Any] | None = None,
+                verdict_metric: str = VERDICT_METRIC, alpha: float = DEFAULT_ALPHA) -> PoolResult:
     """Pool the top ``depth`` documents of ``retrievers`` (spec strings, functions ``fn(query, n)`` or
     adapters; a mapping gives them names) and ``runs`` (run files, Runs or ``{qid: [doc, ...]}``) for
     every question of ``golden`` (a golden set or candidates file, see :func:`pool_questions`), minus
@@ -212,14 +231,30 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
     Retrievers are asked for ``fetch`` hits (default: twice ``depth``, at least 20, so that chunk hits
     folded into documents still leave ``depth`` documents); a call that still fails after ``retries``
     leaves that retriever out of the question, and the result's notes say so. ``concurrency``,
-    ``timeout`` and ``retries`` left None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults."""
+    ``timeout`` and ``retries`` left None take ``ExecutorOptions``' and ``RetrieverOptions``' defaults.
+
+    ``for_verdict``: two runs (BASE then NEW; a mapping names them) whose comparison on ``verdict_metric``
+    (a cutoff no deeper than ``depth``) at level ``alpha`` the pool is made to decide; they are pooled
+    too, and the result holds the verdict's status and the candidates' order (module docstring)."""
     golden_set, skipped = pool_questions(golden)
     depth = int(check_number(depth, f"{flag('depth')} (documents pooled per system)", COUNT))
+    compared: list[tuple[str, Any]] = []
+    if for_verdict is not None:
+        from ragauge.curation.verdict import verdict_metric as check_metric
+
+        compared = name_systems(for_verdict, "run")
+        if len(compared) != 2 or compared[0][0] == compared[1][0]:
+            raise InputError(f"{flag('for_verdict', cli='--for-verdict')} takes two different runs, BASE then NEW, "
+                             f"got {len(compared)}" + (" with the same name" if len(compared) == 2 else ""),
+                             hint=f"e.g. {flag('for_verdict', 'runs/a.jsonl runs/b.jsonl', cli='--for-verdict')}")
+        check_metric(verdict_metric, depth)
+        alpha = check_number(alpha, flag("alpha"), PROBABILITY)
     fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, flag("fetch"), COUNT))
     if fetch < depth:
         raise InputError(f"{flag('fetch', str(fetch))} is below {flag('depth', str(depth))}: a retriever could not "
                          "fill the pool", hint=f"ask for at least {depth} hits ({flag('fetch', str(2 * depth))})")
     named_runs = name_systems(runs, "run")
+    named_runs += [(name, run) for name, run in compared if name not in {n for n, _ in named_runs}]
     named_retrievers = name_systems(retrievers, "retriever")
     if not named_runs and not named_retrievers:
         raise InputError("nothing to pool", hint=f"give at least one {flag('retrievers', 'SPEC', cli='--retriever')} "
@@ -227,8 +262,16 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
     systems = _systems(golden_set, named_retrievers, named_runs, fetch=fetch, concurrency=concurrency,
                        timeout=timeout, retries=retries, doc_id_key=doc_id_key, config=config, progress=progress)
     pool, notes = build_pool(golden_set, systems, depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern)
+    status: VerdictStatus | None = None
+    order: tuple[tuple[Item, float], ...] = ()
+    if compared:
+        from ragauge.curation.verdict import VerdictState
+
+        pool = replace(pool, verdict=PoolVerdict(compared[0][0], compared[1][0], verdict_metric, alpha))
+        state = VerdictState(pool)
+        status, order = state.status(), tuple(state.order())
     if output is not None:
         from ragauge.formats.pool import write_pool
 
         write_pool(pool, output)
-    return PoolResult(pool, tuple(notes), skipped)
+    return PoolResult(pool, tuple(notes), skipped, status, order)

@@ -19,10 +19,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ragauge.core.numbers import COUNT, GRADE, check_number
+from ragauge.core.numbers import COUNT, GRADE, PROBABILITY, check_number
 from ragauge.errors import InputError
 
 POOL_VERSION = 1
+VERDICT_VERSION = 2
+"""A pool made for a comparison's verdict (``golden pool --for-verdict``) is format version 2: version 1
+with the header's ``verdict``. A pool without one is written as version 1, byte for byte as before."""
 SYSTEM_KINDS = ("retriever", "run")
 
 
@@ -36,6 +39,21 @@ class PoolSystem:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class PoolVerdict:
+    """What a pool made with ``--for-verdict`` decides: the comparison of the system ``new`` against the
+    system ``base`` (both among the pool's systems) on ``metric`` (text, e.g. ``ndcg@10``; checked where it
+    is used, :mod:`ragauge.curation.verdict`) at level ``alpha``."""
+
+    base: str
+    new: str
+    metric: str
+    alpha: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"base": self.base, "new": self.new, "metric": self.metric, "alpha": self.alpha}
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,7 @@ class Pool:
     golden: Mapping[str, Any] = field(default_factory=dict)
     ragauge_version: str | None = None
     source: str | None = None
+    verdict: PoolVerdict | None = None
 
     @cached_property
     def by_id(self) -> dict[str, PooledQuestion]:
@@ -126,9 +145,13 @@ class Pool:
         return dict(sorted(counts.items()))
 
     def header(self) -> dict[str, Any]:
-        """The first line of a pool file (``{"_pool": header}``)."""
-        return {"version": POOL_VERSION, "depth": self.depth, "systems": [s.to_dict() for s in self.systems],
-                "doc_id": self.doc_id, "golden": dict(self.golden), "ragauge_version": self.ragauge_version}
+        """The first line of a pool file (``{"_pool": header}``): version 1, or 2 with a ``verdict``."""
+        out = {"version": POOL_VERSION if self.verdict is None else VERDICT_VERSION, "depth": self.depth,
+               "systems": [s.to_dict() for s in self.systems], "doc_id": self.doc_id, "golden": dict(self.golden),
+               "ragauge_version": self.ragauge_version}
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
+        return out
 
 
 # --- parsing (one line at a time; ``loc`` names the file and line in errors) ----------------------
@@ -226,20 +249,38 @@ def parse_pooled_question(obj: Mapping[str, Any], systems: Mapping[str, Any], lo
     return PooledQuestion(qid, query, parts[0], parts[1], answered, tags)
 
 
+def parse_verdict(obj: Any, systems: Mapping[str, Any], loc: str) -> PoolVerdict:
+    """The header's ``verdict`` (format version 2): two distinct systems of the header, a metric's
+    text and a level alpha in (0, 1)."""
+    if not isinstance(obj, Mapping):
+        raise InputError("'verdict' in the pool header must be an object", where=loc)
+    _keys(obj, ("base", "new", "metric", "alpha"), (), "the pool's verdict", loc)
+    base, new = (_string(obj[k], f"the verdict's {k!r}", loc) for k in ("base", "new"))
+    for name in (base, new):
+        if name not in systems:
+            raise InputError(f"the verdict compares {name!r}, which is not among the pool's systems", where=loc)
+    if base == new:
+        raise InputError(f"the verdict compares {base!r} with itself", where=loc)
+    alpha = check_number(obj["alpha"], "the verdict's alpha", PROBABILITY, where=loc)
+    return PoolVerdict(base, new, _string(obj["metric"], "the verdict's metric", loc), alpha)
+
+
 def parse_header(obj: Mapping[str, Any], loc: str) -> Pool:
     """The ``_pool`` header line, checked, as a Pool with no question yet; a version other than
-    :data:`POOL_VERSION` is refused."""
+    :data:`POOL_VERSION` or :data:`VERDICT_VERSION` (which, and only which, has a ``verdict``) is refused."""
     head = obj.get("_pool")
     if len(obj) != 1 or not isinstance(head, Mapping):
         raise InputError("the first line of a pool file must be {\"_pool\": {...}}", where=loc,
                          hint="is this a pool file? make one with 'ragauge golden pool'")
     version = head.get("version")
-    if version != POOL_VERSION:
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > POOL_VERSION
-        raise InputError(f"unsupported pool format version {version!r} (this ragauge reads version {POOL_VERSION})",
-                         where=loc,
+    if version not in (POOL_VERSION, VERDICT_VERSION) or isinstance(version, bool):
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > VERDICT_VERSION
+        raise InputError(f"unsupported pool format version {version!r} (this ragauge reads versions "
+                         f"{POOL_VERSION} and {VERDICT_VERSION})", where=loc,
                          hint="upgrade ragauge" if newer else "make the pool again with 'ragauge golden pool'")
-    _keys(head, ("version", "depth", "systems"), ("doc_id", "golden", "ragauge_version"), "the pool header", loc)
+    optional = ("doc_id", "golden", "ragauge_version") + (("verdict",) if version == VERDICT_VERSION else ())
+    _keys(head, ("version", "depth", "systems") + (("verdict",) if version == VERDICT_VERSION else ()), optional,
+          "the pool header", loc)
     depth = int(check_number(head["depth"], "the pool's depth", COUNT, where=loc))
     if not isinstance(head["systems"], list) or not head["systems"]:
         raise InputError("the pool header must list at least one system", where=loc)
@@ -253,5 +294,6 @@ def parse_header(obj: Mapping[str, Any], loc: str) -> Pool:
         raise InputError("'golden' in the pool header must be an object", where=loc)
     doc_id = head.get("doc_id", "doc id as given by each hit")
     version_text = head.get("ragauge_version")
+    verdict = parse_verdict(head["verdict"], {s.name: s for s in systems}, loc) if "verdict" in head else None
     return Pool(depth, systems, (), _string(doc_id, "'doc_id'", loc), dict(golden),
-                None if version_text is None else _string(version_text, "'ragauge_version'", loc))
+                None if version_text is None else _string(version_text, "'ragauge_version'", loc), verdict=verdict)

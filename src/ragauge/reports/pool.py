@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from ragauge.curation.pool import PoolResult, judged_in_pool
 
+SHOWN = 5
+"""Pairs named in the order a pool made for a verdict is judged in."""
+
 
 def render_pool_text(result: PoolResult, *, per_question: bool = True) -> str:
     """The summary for a terminal: overall and per question, how many candidates came from how many
@@ -28,6 +31,12 @@ def render_pool_text(result: PoolResult, *, per_question: bool = True) -> str:
     if empty:
         out.append(f"  {len(empty)} question(s) with no candidate: every pooled document is judged")
     out += [f"NOTE: {t(note)}" for note in result.notes]
+    if result.verdict is not None:
+        out += ["", *result.verdict.lines()]
+        if result.order and not result.verdict.certain:
+            first = ", ".join(f"{t(q)}/{t(d)}" for (q, d), _ in result.order[:SHOWN])
+            out.append(f"  judge first ('golden judge' serves the pairs in this order, recomputed after each "
+                       f"judgement): {first}" + (" ..." if len(result.order) > SHOWN else ""))
     if per_question and pool.questions:
         header = ["question", "candidates", *[f"from {k}" for k in range(1, n + 1)], "judged in pool"]
         rows = [[t(q.id), str(len(q.candidates)), *[str(q.by_systems().get(k, 0)) for k in range(1, n + 1)],

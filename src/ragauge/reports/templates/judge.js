@@ -60,6 +60,21 @@
     set("p-qdone", p.questions_done);
     set("p-eta", p.eta === null ? "—" : duration(p.eta));
     document.getElementById("bar").value = p.graded + p.skipped;
+    if (p.verdict) verdict(p.verdict);
+  }
+
+  // a pool made for a verdict: where the comparison stands (fixed words and numbers only)
+  function verdict(v) {
+    const box = document.getElementById("verdict");
+    if (!box) return;
+    set("v-now", v.words[String(v.now)]);
+    set("v-low", v.words[String(v.low)]);
+    set("v-high", v.words[String(v.high)]);
+    set("v-final", v.words[String(v.low)]);
+    set("v-unjudged", v.unjudged);
+    box.classList.toggle("certain", v.certain);
+    document.getElementById("v-open-state").hidden = v.certain;
+    document.getElementById("v-certain-state").hidden = !v.certain;
   }
 
   async function post(path, body) {
