@@ -352,6 +352,12 @@ def _baseline() -> dict[str, Any]:
     return json.loads((EXAMPLES / "scifact" / "baseline.json").read_text("utf-8"))
 
 
+def _auto() -> dict[str, Any]:
+    """A prediction-powered baseline's ``auto_labels`` (``gating.baseline.make_record``)."""
+    return {"assessor": "minilm@8199be6f699a", "identity": "sha256:" + "0" * 64, "golden": None, "path": "auto.jsonl",
+            "unassessed": 0, "unlabelled": ["2"], "automatic": {"1": {"mrr": 0.5}, "2": {"mrr": 0.25}}}
+
+
 @cache
 def _result_text() -> str:
     import ragauge
@@ -374,6 +380,11 @@ DOCUMENTS: list[tuple[str, Callable[[dict[str, Any]], None], bool]] = [  # (sche
     ("baseline", lambda d: d.update(by_tag={"t": {"n": 3, "mrr": 0.5}}), True),
     ("baseline", lambda d: d.update(queries=[]), False),
     ("baseline", lambda d: d.update(ragauge_baseline=2), False),
+    ("baseline", lambda d: d.update(auto_labels=_auto()), True),
+    ("baseline", lambda d: d.update(auto_labels={**_auto(), "automatic": {"1": {"mrr": 1.5}}}), False),
+    ("baseline", lambda d: d.update(auto_labels={k: v for k, v in _auto().items() if k != "identity"}), False),
+    ("baseline", lambda d: d.update(auto_labels={**_auto(), "unlabelled": "q1"}), False),
+    ("baseline", lambda d: d.update(auto_labels={**_auto(), "automatic": {"1": []}}), False),
     ("result", lambda d: None, True),
     ("result", lambda d: d.update(ragauge_result=2), False),
     ("result", lambda d: d.pop("meta"), False),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ragauge.api.defaults import DEFAULT_FORMAT, DEFAULT_SEED
-from ragauge.cli.options import grades_option, texts_options, unjudged_option, write_output
+from ragauge.cli.options import auto_labels_option, grades_option, texts_options, unjudged_option, write_output
 from ragauge.cli.report import no_color_option
 from ragauge.cli.run import call_options
 from ragauge.reports.registry import formats
@@ -36,6 +36,7 @@ def _run_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex."),
         unjudged_option(),
         grades_option(),
+        auto_labels_option(),
         texts_options,
         no_color_option("the warnings"),
     ]):
@@ -83,8 +84,9 @@ def _call(verb: Callable[..., Any], golden: Path, run_path: Path | None, spec: s
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path, config_path: Path | None,
                  fetch: int | None, doc_id_sep: str | None, doc_id_pattern: str | None, unjudged: Unjudged,
-                 grades: str | None, corpus: Path | None, tokenizer: str | None, sequential: bool, seed: int, fmt: str,
-                 output: Path | None, concurrency: int, timeout: float, retries: int, no_color: bool) -> None:
+                 grades: str | None, auto_labels: Path | None, corpus: Path | None, tokenizer: str | None,
+                 sequential: bool, seed: int, fmt: str, output: Path | None, concurrency: int, timeout: float,
+                 retries: int, no_color: bool) -> None:
     """Fail (exit 1) when the run falls below the baseline under the gate rules.
 
     Rules (allowed drop per metric, per-tag floors, critical questions, significance) come
@@ -92,9 +94,15 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
     the gate defends the rules recorded in the baseline. Rules looser than those fail the
     gate: loosening them is a baseline update with --reason and --accept-drop.
 
+    With --auto-labels (the 'golden assess' labels the baseline was measured with) the golden
+    set may leave questions unlabelled ("relevant": null): each metric rule decides on the
+    prediction-powered difference from the baseline (interval valid at every n), shown beside the
+    human-only figure. Exit 2 without any human label, or with labels not the baseline's.
+
     \b
-    Example:
+    Examples:
       ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --format markdown
+      ragauge gate golden.jsonl --run runs/new.jsonl --baseline eval/baseline.json --auto-labels auto.jsonl
     """
     from ragauge.api.gate import gate, gate_sequential
     from ragauge.api.report import render
@@ -107,6 +115,9 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
         if spec is None or run_path is not None:
             raise InputError("--sequential calls the retriever itself: give --retriever SPEC, not --run",
                              hint="a run file already holds every answer: gate it without --sequential")
+        if auto_labels is not None:
+            raise InputError("a --sequential gate decides on human labels only: --auto-labels does not go with it",
+                             hint="gate without --sequential")
         unread = [flag for flag, value in (("--grades", grades), ("--corpus", corpus), ("--tokenizer", tokenizer),
                                            ("--doc-id-sep", doc_id_sep), ("--doc-id-pattern", doc_id_pattern))
                   if value is not None] + (["--unjudged"] if unjudged != "non-relevant" else [])
@@ -123,7 +134,7 @@ def gate_command(golden: Path, run_path: Path | None, spec: str | None, baseline
         result = _call(gate, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
                        no_color, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
                        unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
-                       grades=grades if grades is not None else eval_grades(config_path))
+                       grades=grades if grades is not None else eval_grades(config_path), auto_labels=auto_labels)
     write_output(render(result, fmt), output)
     if not result.passed:
         broken = "; ".join(o.rule for o in result.failures[:3])
@@ -147,14 +158,16 @@ def baseline_group() -> None:
 @click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
-                            doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None, corpus: Path | None,
-                            tokenizer: str | None, reason: str | None, accept_drop: bool, concurrency: int,
-                            timeout: float, retries: int, no_color: bool) -> None:
+                            doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
+                            auto_labels: Path | None, corpus: Path | None, tokenizer: str | None, reason: str | None,
+                            accept_drop: bool, concurrency: int, timeout: float, retries: int,
+                            no_color: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
     Refused without --reason; refused when any metric is lower than the current baseline
     unless --accept-drop. The history file (baseline.history.jsonl) makes every lowering
-    visible in review.
+    visible in review. With --auto-labels the baseline records which automatic labels it was
+    measured with and every question's automatic values, what 'gate --auto-labels' pairs against.
 
     \b
     Example:
@@ -170,7 +183,7 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
     record = _call(update_baseline, golden, run_path, spec, baseline_path, config_path, concurrency, timeout, retries,
                    no_color, reason=reason, accept_drop=accept_drop, rules=rules, fetch=fetch, doc_id_sep=doc_id_sep,
                    doc_id_pattern=doc_id_pattern, unjudged=unjudged, corpus=corpus, tokenizer=tokenizer,
-                   grades=grades)
+                   grades=grades, auto_labels=auto_labels)
     values = ", ".join(f"{m}={v:.4f}" for m, v in record["metrics"].items())
     drops = f"; accepted drops: {', '.join(record['accepted_drops'])}" if record["accepted_drops"] else ""
     click.echo(f"baseline written to {baseline_path} ({values}){drops}; history: {history_path(baseline_path)}",

@@ -60,6 +60,14 @@ class Baseline:
     def by_tag(self) -> dict[str, dict[str, float]]:
         return dict(self.data.get("by_tag", {}))
 
+    @property
+    def auto_labels(self) -> dict[str, Any] | None:
+        """The automatic labels a prediction-powered baseline was measured with (None for a plain one):
+        their ``assessor``, ``identity`` (``AutoLabels.identity``), ``golden`` questions hash and
+        ``path``, the ``unlabelled`` questions and every question's ``automatic`` values."""
+        raw = self.data.get("auto_labels")
+        return dict(raw) if isinstance(raw, dict) else None
+
     def to_dict(self) -> dict[str, Any]:
         """The record as stored (``ragauge_baseline`` is its version)."""
         return dict(self.data)
@@ -169,12 +177,36 @@ def check_record(data: Any, where: str) -> None:
             raise InputError(f"baseline field '{key}' must be an object", where=where, hint=hint)
         for name, row in table.items():
             values(row, f"{key}.{name}")
+    if "auto_labels" in data:
+        _check_auto_labels(data["auto_labels"], where, hint)
+
+
+def _check_auto_labels(labels: Any, where: str, hint: str) -> None:
+    """The ``auto_labels`` field of a prediction-powered baseline (``make_record``)."""
+    if not isinstance(labels, dict) or not all(isinstance(labels.get(k), str) for k in ("assessor", "identity")):
+        raise InputError("baseline field 'auto_labels' must be an object with the assessor and identity of the "
+                         "automatic labels", where=where, hint=hint)
+    unlabelled, automatic = labels.get("unlabelled"), labels.get("automatic")
+    if not isinstance(unlabelled, list) or not all(isinstance(q, str) for q in unlabelled):
+        raise InputError("baseline field 'auto_labels.unlabelled' must be a list of question ids", where=where,
+                         hint=hint)
+    if not isinstance(automatic, dict):
+        raise InputError("baseline field 'auto_labels.automatic' must be an object", where=where, hint=hint)
+    for qid, row in automatic.items():
+        if not isinstance(row, dict):
+            raise InputError(f"baseline field 'auto_labels.automatic.{qid}' must be an object", where=where,
+                             hint=hint)
+        for name, value in row.items():
+            check_number(value, f"baseline value auto_labels.automatic.{qid}.{name}", value_range(name),
+                         where=where, hint=hint)
 
 
 def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_drops: dict[str, Any],
                 now: datetime | None = None) -> dict[str, Any]:
-    """The baseline record for ``evaluation`` (pure apart from the git lookups)."""
-    return {
+    """The baseline record for ``evaluation`` (pure apart from the git lookups); for a prediction-powered
+    evaluation (``--auto-labels``) with ``auto_labels``: which labels, the unlabelled questions and
+    every question's automatic values, what a gate pairs the new run's against."""
+    record: dict[str, Any] = {
         "ragauge_baseline": BASELINE_VERSION,
         "golden_hash": evaluation.meta["golden"]["hash"],
         "golden_path": evaluation.meta["golden"]["path"],
@@ -191,6 +223,14 @@ def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_
         "reason": reason,
         "accepted_drops": accepted_drops,
     }
+    ppi = evaluation.meta.get("ppi")
+    if isinstance(ppi, dict):
+        labels = ppi["auto_labels"]
+        record["auto_labels"] = {"assessor": labels["assessor"], "identity": labels["identity"],
+                                 "golden": labels.get("golden"), "path": labels.get("path"),
+                                 "unassessed": (ppi.get("coverage") or {}).get("unassessed"),
+                                 "unlabelled": list(ppi["unlabelled"]), "automatic": ppi["automatic"]}
+    return record
 
 
 def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reason: str | None,
@@ -237,6 +277,8 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
     record["digest"] = digest(record)
     summary = {k: record[k] for k in ("created", "golden_hash", "metrics", "reason", "accepted_drops", "git",
                                       "ragauge_version", "digest")}
+    if "auto_labels" in record:
+        summary["auto_labels"] = {k: record["auto_labels"][k] for k in ("assessor", "identity")}
     if loosened:
         summary["accepted_rule_changes"] = loosened
     _write_with_history(path, record, summary)

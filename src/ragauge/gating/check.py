@@ -12,16 +12,24 @@ from ragauge.gating.config import GateRules
 from ragauge.gating.outcome import GATE_VERSION as GATE_VERSION
 from ragauge.gating.outcome import GateResult as GateResult
 from ragauge.gating.outcome import RuleOutcome as RuleOutcome
+from ragauge.gating.predicted import check_labels, check_measured, check_metric_rules, notes
 from ragauge.gating.rules.kind import Context
 from ragauge.gating.rules.metric import SHOWN as SHOWN
 from ragauge.gating.rules.metric import gate_power as gate_power
 from ragauge.gating.rules.registry import RULE_KINDS
+from ragauge.predicted.evaluate import WIDER
 from ragauge.stats.paired import METHOD
 
 
 def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> GateResult:
     """Every rule's outcome. A changed golden set or contract fails the gate on its own: the
-    numbers would not be comparable, so the baseline must be renewed explicitly."""
+    numbers would not be comparable, so the baseline must be renewed explicitly. With automatic
+    labels (a prediction-powered ``evaluation``, a baseline measured with them) the metric rules
+    decide as ``gating.predicted`` says, and what it refuses is InputError."""
+    ppi = evaluation.meta.get("ppi")
+    if ppi is not None or baseline.auto_labels is not None:
+        check_measured(evaluation, "a gate")
+        check_labels(baseline, ppi["auto_labels"] if ppi is not None else None)
     meta = {"baseline": str(baseline.path), "baseline_created": baseline.data.get("created"),
             "baseline_reason": baseline.data.get("reason"), "rules": rules.to_dict(),
             "rules_source": rules.source, "run": evaluation.meta["run"], "golden": evaluation.meta["golden"],
@@ -51,4 +59,10 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
                          where=rules.source, hint="change the rule as suggested, or set strict_power = false")
     meta["warnings"] += too_small
     context = Context(evaluation, baseline, rules)
-    return GateResult([o for kind in RULE_KINDS for o in kind.check(context)], meta)
+    if ppi is None:
+        return GateResult([o for kind in RULE_KINDS for o in kind.check(context)], meta)
+    outcomes, meta["ppi"] = check_metric_rules(context)  # on the prediction-powered difference
+    meta["correction"] = meta["ppi"]["correction"]
+    meta["warnings"] = [w for w in meta["warnings"] if not w.startswith(WIDER)] + notes(meta["ppi"])
+    return GateResult([*outcomes, *(o for kind in RULE_KINDS if kind.name != "metric" for o in kind.check(context))],
+                      meta)

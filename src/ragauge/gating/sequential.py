@@ -72,6 +72,10 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     from ragauge.gating.run import _rules
     from ragauge.runner.live import call_options, executor_options, open_any
     found = read_baseline(Path(baseline))
+    if found.auto_labels is not None:
+        raise InputError("a sequential gate decides on human labels only, and this baseline was measured with "
+                         f"automatic labels ({found.auto_labels['assessor']})", where=str(found.path),
+                         hint="gate the run without --sequential, with the labels the baseline was measured with")
     rules = _rules(rules, found)
     if not rules.tests:
         raise InputError('a sequential gate needs tested rules: fail_if = "significant", "drop_and_significant" '

@@ -64,6 +64,9 @@ if TYPE_CHECKING:
     from ragauge.metrics.judged import Unjudged
 
 PPI_VERSION = 1
+WIDER = f"{LOUD}the prediction-powered interval is wider than the human-only one for "
+"""The start of the warning that a mean's PPI interval is the wider (a gate, deciding on differences,
+says it of those instead)."""
 METHOD_TEXT = {
     "betting": "PPI++ with the betting interval, valid at every n",
     "clt": "PPI++ with the normal interval (the authors'), valid as n grows",
@@ -245,7 +248,7 @@ def _warnings(ppi: Mapping[str, Any], cover: Coverage, judges_not_relevant: bool
     if wider:
         n = ppi["questions"]["labelled"]
         kappa = ppi["agreement"]["kappa"]
-        out.append(f"{LOUD}the prediction-powered interval is wider than the human-only one for {', '.join(wider)} "
+        out.append(f"{WIDER}{', '.join(wider)} "
                    f"({n} human-labelled question(s)): there, read the human-only interval; at this n the "
                    f"assessor ({'weighted kappa ' + format(kappa, '.3f') if kappa is not None else 'kappa n/a'}) "
                    "does not pay for the uncertainty its own mean adds (docs/statistics.md)")

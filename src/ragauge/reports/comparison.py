@@ -14,7 +14,7 @@ from ragauge.comparison.result import Comparison, MetricDelta
 from ragauge.core import escape
 from ragauge.reports.failures import change_examples, change_heading, change_rows, changes_markdown, changes_text
 from ragauge.reports.fit import PROSE_WIDTH, fit_table, glue, prose, styler, wrap
-from ragauge.reports.predicted import comparison_sections
+from ragauge.reports.predicted import comparison_sections, markdown_lines
 from ragauge.reports.table import mde_text
 from ragauge.stats import DEFAULT_ALPHA
 
@@ -189,11 +189,7 @@ def render_comparison_markdown(c: Comparison, worse: int = WORSE_SHOWN) -> str:
     for line in (lower_line(c), overlap_line(c)):
         if line:
             out += ["", f"<sub>{md(line)}</sub>"]
-    for section in comparison_sections(c.meta):
-        out += ["", f"**{md(section.title)}**", "", "| " + " | ".join(md(h) for h in section.header) + " |",
-                "|" + "---|" * len(section.header)]
-        out += ["| " + " | ".join(md(x) for x in row) + " |" for row in section.rows]
-        out += ["", "<sub>" + "<br>".join(md(n) for n in section.notes) + "</sub>"] if section.notes else []
+    out += markdown_lines(comparison_sections(c.meta))
     blind = blind_tags(c)
     if blind:
         out += ["", f"<sub>tags too small to detect any change: {md(', '.join(blind))}</sub>"]

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 from ragauge.core import escape
 from ragauge.gating.check import GateResult, RuleOutcome
+from ragauge.reports.predicted import gate_sections, lines, markdown_lines
 from ragauge.reports.table import mde_text
 
 
@@ -47,6 +48,7 @@ def render_gate_text(result: GateResult) -> str:
     line = power_line(result)
     if line:
         out.append(f"  {t(line)}")
+    out += [f"  {x}" for x in lines(gate_sections(result.meta), t)]  # with --auto-labels: the PPI difference
     for o in result.outcomes:
         out.append(f"  [{'pass' if o.passed else 'FAIL'}] {t(o.rule)}")
         out.append(f"         {t(o.message)}")
@@ -68,6 +70,7 @@ def render_gate_markdown(result: GateResult) -> str:
     line = power_line(result)
     if line:
         out += ["", f"<sub>{md(line)}</sub>"]
+    out += markdown_lines(gate_sections(result.meta))  # with --auto-labels: the PPI difference
     for o in result.failures:
         if o.questions:
             out += ["", f"<details><summary>questions behind: {md(o.rule, in_html=True)}</summary>", ""]
@@ -85,6 +88,9 @@ def render_gate_junit(result: GateResult) -> str:
         if not o.passed:
             failure = ET.SubElement(case, "failure", message=escape.xml(o.message))
             failure.text = escape.xml("\n".join(question_line(q) for q in o.questions) or o.message)
+    shown = lines(gate_sections(result.meta))  # with --auto-labels: the PPI difference beside the human-only
+    if shown:
+        ET.SubElement(suite, "system-out").text = escape.xml("\n".join(shown))
     if result.meta.get("warnings"):
         ET.SubElement(suite, "system-err").text = escape.xml("\n".join(result.meta["warnings"]))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -6,7 +6,8 @@ plain text (``reports.agents.Section``) that each renderer escapes for its langu
   effective number of human labels; the method, the assessor and its agreement, the split of judged@k;
 - what the assessor says where no human label measures (no labelled question at all, or a tag
   without one), titled so that nobody reads it as a measurement;
-- a comparison's ``meta["ppi"]`` (``predicted.difference``): the paired difference the same way.
+- a comparison's ``meta["ppi"]`` (``predicted.difference``): the paired difference the same way;
+- a gate's ``meta["ppi"]`` (``gating.predicted``): the difference from the baseline the rules decide on.
 
 Nothing here is shown for a result without automatic labels (its reports are unchanged). Every
 string taken from the data (metric, tag and assessor names, paths) is user text, escaped by the
@@ -15,7 +16,7 @@ renderer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ragauge.reports.agents import Section
@@ -133,16 +134,16 @@ def _judged_note(meta: Mapping[str, Any]) -> list[str]:
     return [text]
 
 
-def comparison_sections(meta: Mapping[str, Any]) -> list[Section]:
-    """The tables of a comparison's ``meta["ppi"]`` (none without one): the paired difference (new -
-    base) per metric, human-only beside PPI, or what the assessor says when no question is labelled."""
+def comparison_sections(meta: Mapping[str, Any], sides: str = "new - base") -> list[Section]:
+    """The tables of a comparison's ``meta["ppi"]`` (none without one): the paired difference
+    (``sides``) per metric, human-only beside PPI, or what the assessor says when no question is labelled."""
     ppi = meta.get("ppi")
     if not isinstance(ppi, Mapping):
         return []
     says = ppi.get("assessor_says")
     if says is not None:
         return [Section("ppi.assessor", "What the assessor says of the difference (not a measurement)",
-                        ("metric", "assessor says (new - base)"),
+                        ("metric", f"assessor says ({sides})"),
                         tuple((m, _number(v, True)) for m, v in says.items() if m != "n"),
                         (f"no question carries a human label: the assessor's "
                          f"({(ppi.get('auto_labels') or {}).get('assessor', '?')}) figures over {says.get('n')} "
@@ -151,15 +152,47 @@ def comparison_sections(meta: Mapping[str, Any]) -> list[Section]:
     verdicts = [f"{m}: {e['verdict']}" for m, e in (ppi.get("metrics") or {}).items() if e.get("verdict")]
     if verdicts:
         notes.append("by PPI: " + "; ".join(verdicts))
-    return [Section("ppi", "Prediction-powered difference, new - base (human-only beside PPI)",
+    return [Section("ppi", f"Prediction-powered difference, {sides} (human-only beside PPI)",
                     _header(ppi, "metric"), _rows(ppi.get("metrics") or {}, True), tuple(notes))]
 
 
-def lines(sections: Sequence[Section]) -> list[str]:
-    """Sections as plain lines (for a gate's text, which has no tables of its own)."""
+def gate_sections(meta: Mapping[str, Any]) -> list[Section]:
+    """The table of a gate's ``meta["ppi"]`` (``gating.predicted``; none without one): each gated metric's
+    difference now - baseline, human-only beside PPI, and how the rules decide on it."""
+    out = comparison_sections(meta, "now - baseline")
+    ppi = meta.get("ppi")
+    if not out or not isinstance(ppi, Mapping):
+        return out
+    human_only = ppi.get("human_only") or []
+    notes = [*out[0].notes, "the metric rules decide on the PPI difference; multiplicity correction: "
+                            f"{ppi.get('correction')}"]
+    if human_only:
+        notes.append(f"decided on the human labels alone: {', '.join(human_only)}")
+    return [Section(out[0].key, out[0].title, out[0].header, out[0].rows, tuple(notes))]
+
+
+def lines(sections: Sequence[Section], escape: Callable[[str], str] = str) -> list[str]:
+    """Sections as plain lines (for a gate's text): a title, an aligned table, the notes; every string
+    from the data put through ``escape`` first (the terminal's escaper for a terminal report)."""
+    from ragauge.core.table import text_table
+
     out: list[str] = []
     for s in sections:
-        out.append(s.title)
-        out += ["  " + "  ".join(row) for row in s.rows]
-        out += ["  " + n for n in s.notes]
+        out.append(escape(s.title))
+        table = text_table([escape(h) for h in s.header], [[escape(x) for x in row] for row in s.rows])
+        out += ["  " + line for line in table]
+        out += ["  " + escape(n) for n in s.notes]
+    return out
+
+
+def markdown_lines(sections: Sequence[Section]) -> list[str]:
+    """Sections as Markdown: a bold title, a table, the notes in small print; every string escaped."""
+    from ragauge.core.escape import markdown as md
+
+    out: list[str] = []
+    for section in sections:
+        out += ["", f"**{md(section.title)}**", "", "| " + " | ".join(md(h) for h in section.header) + " |",
+                "|" + "---|" * len(section.header)]
+        out += ["| " + " | ".join(md(x) for x in row) + " |" for row in section.rows]
+        out += ["", "<sub>" + "<br>".join(md(n) for n in section.notes) + "</sub>"] if section.notes else []
     return out

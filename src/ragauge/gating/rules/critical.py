@@ -23,6 +23,9 @@ def critical_rule(qid: str, k: int, ev: Evaluation) -> RuleOutcome:
     rule = f"critical question {qid!r} keeps a relevant document in the top {k}"
     position = ev.positions.get(qid)
     if position is None:
+        if qid in (ev.meta.get("ppi") or {}).get("unlabelled", ()):  # --auto-labels: never on an assessor's word
+            return RuleOutcome("critical", rule, False, f"{qid!r} carries no human label (\"relevant\": null): a "
+                               "critical question is checked on its human labels only; label it")
         return RuleOutcome("critical", rule, False, f"{qid!r} is not an answerable question of the golden set")
     q = ev.queries[position]
     rank = q.first_relevant_rank

@@ -68,21 +68,34 @@ def _values(ev: Evaluation, m: str, ids: Sequence[str]) -> list[float]:
 
 
 @dataclass(frozen=True)
-class _Tested:
-    """A tested metric rule waiting for its family's correction: its text, the figures in words, the
-    questions behind it, whether the mean dropped past the allowance, its test and one-sided p-value."""
+class Measured:
+    """A metric rule measured, waiting for its decision: its text, the figures in words, the questions
+    behind it (those that got worse), whether the mean dropped past the allowance."""
 
     metric: str
     rule: str
     message: str
     questions: list[dict[str, Any]]
     dropped: bool
+
+    def outcome(self, failed: bool, detail: str | None = None) -> RuleOutcome:
+        """The rule's outcome: ``detail`` after the figures, the questions behind it when it failed."""
+        message = self.message if detail is None else f"{self.message}; {detail}"
+        return RuleOutcome("metric", self.rule, not failed, message, self.questions if failed else [])
+
+
+@dataclass(frozen=True)
+class Tested(Measured):
+    """A tested metric rule waiting for its family's correction: its test and one-sided p-value too."""
+
     test: PairedTest
     p: float
 
 
-def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
-                 rules: GateRules) -> RuleOutcome | _Tested:
+def metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], base: Baseline,
+                rules: GateRules) -> RuleOutcome | Measured:
+    """One metric rule measured on the human labels (a paired test when ``rules.tests``), or its
+    outcome when there is nothing to measure (not in the baseline, no value, no pairs)."""
     lower = lower_is_better(m)  # a count of calls: a rise is the regression
     sign = -1.0 if lower else 1.0
     rule = (_RULE_TEXT_LOWER if lower else _RULE_TEXT)[rules.fail_if].format(m=m, allowed=allowed)
@@ -105,7 +118,7 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
     message = f"{m}: baseline {old:.4f}, now {new:.4f} ({new - old:+.4f})"
     dropped = sign * (old - new) > allowed + EPS
     if not rules.tests:
-        return RuleOutcome("metric", rule, not dropped, message, questions if dropped else [])
+        return Measured(m, rule, message, questions, dropped)
     if not paired:  # a test on no pairs could only say "not significant": never a pass
         return RuleOutcome("metric", rule, False, message + "; the baseline holds no per-question values for the "
                            "paired test this rule needs", [{"hint": "re-baseline: ragauge baseline update ..."}])
@@ -116,7 +129,7 @@ def _metric_rule(m: str, allowed: float, ev: Evaluation, ids: Sequence[str], bas
         p = one_sided_p(test, -allowed, "greater", rules.alpha)
     else:
         p = one_sided_p(test, 0.0, "less", rules.alpha)
-    return _Tested(m, rule, message, questions, dropped, test, p)
+    return Tested(m, rule, message, questions, dropped, test, p)
 
 
 _RULE_TEXT = {
@@ -136,26 +149,29 @@ _RULE_TEXT_LOWER = {
 """The rules' words for a metric where lower is better (``metrics.spec.lower_is_better``)."""
 
 
-def _settle(pending: list[RuleOutcome | _Tested], rules: GateRules) -> list[RuleOutcome]:
-    """The tested metric rules decided together. Rules that fail on a significant drop are one
-    family: Holm's correction over them keeps the chance that a change of equal quality fails
-    any of them at most alpha. Non-inferiority rules pass only when every one is shown (an
-    intersection-union test), which needs no correction."""
-    tested = [x for x in pending if isinstance(x, _Tested)]
+def _settle(pending: list[RuleOutcome | Measured], rules: GateRules) -> list[RuleOutcome]:
+    """The metric rules decided: a plain rule on its mean's drop, the tested ones together. Rules
+    that fail on a significant drop are one family: Holm's correction over them keeps the chance
+    that a change of equal quality fails any of them at most alpha. Non-inferiority rules pass only
+    when every one is shown (an intersection-union test), which needs no correction."""
+    tested = [x for x in pending if isinstance(x, Tested)]
     adjusted = dict(zip((id(x) for x in tested), holm([x.p for x in tested])))
     family = len(tested)
     out: list[RuleOutcome] = []
     for x in pending:
         if isinstance(x, RuleOutcome):
             out.append(x)
-            continue
-        failed, detail = _decide(x, adjusted[id(x)], family, rules)
-        out.append(RuleOutcome("metric", x.rule, not failed, f"{x.message}; {detail}", x.questions if failed else []))
+        elif isinstance(x, Tested):
+            out.append(x.outcome(*decide(x, adjusted[id(x)], family, rules)))
+        else:
+            out.append(x.outcome(x.dropped))
     return out
 
 
-def _decide(x: _Tested, p_holm: float, family: int, rules: GateRules) -> tuple[bool, str]:
-    """Whether a tested rule fails, and its figures in words."""
+def decide(x: Tested, p_corrected: float, family: int, rules: GateRules,
+           correction: str = "Holm") -> tuple[bool, str]:
+    """Whether a tested rule fails, and its figures in words (``p_corrected``: its p-value corrected
+    for the family of ``family`` rules by ``correction``)."""
     test, p = x.test, x.p
     where = f"betting test, n = {test.n}, {test.better} better / {test.worse} worse"
     if test.changed < test.n and test.changed <= 20:
@@ -165,8 +181,8 @@ def _decide(x: _Tested, p_holm: float, family: int, rules: GateRules) -> tuple[b
         return (not shown, f"non-inferiority p = {p:.4f} ({where}): " +
                 ("shown no worse than the margin" if shown else
                  f"not shown to be no worse than the margin at alpha {rules.alpha}"))
-    significant = p_holm < rules.alpha
-    corrected = f", Holm over {family} rules: {p_holm:.4f}" if family > 1 else ""
+    significant = p_corrected < rules.alpha
+    corrected = f", {correction} over {family} rules: {p_corrected:.4f}" if family > 1 else ""
     detail = f"one-sided p = {p:.4f}{corrected} for a drop ({where})"
     if rules.fail_if == "significant":
         return significant, detail + (": a significant drop" if significant else ": no significant drop")
@@ -229,7 +245,7 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
 
 def check(ctx: Context) -> list[RuleOutcome]:
     """Every metric rule's outcome, the tested ones decided together (``_settle``)."""
-    return _settle([_metric_rule(m, a, ctx.evaluation, ctx.ids, ctx.baseline, ctx.rules)
+    return _settle([metric_rule(m, a, ctx.evaluation, ctx.ids, ctx.baseline, ctx.rules)
                     for m, a in ctx.rules.metrics.items()], ctx.rules)
 
 
