@@ -161,12 +161,13 @@ def test_named_errors_live_in_errors_and_are_exported() -> None:
     from ragauge import errors
 
     for name in ("NotComparable", "ContractMismatch", "BaselineEdited", "DuplicateDocument", "RetrieverDown",
-                 "RunAborted", "RunInterrupted", "MissingExtra", "GateFailure", "InputError"):
+                 "RunAborted", "RunInterrupted", "MissingExtra", "GateFailure", "InputError", "ServerUnreachable"):
         cls = getattr(errors, name)
         assert getattr(ragauge, name) is cls and cls.__module__ == "ragauge.errors"
         assert issubclass(cls, errors.RagaugeError) and isinstance(cls.exit_code, int)
     assert errors.RunInterrupted.exit_code == 130 and errors.GateFailure.exit_code == 1
     assert issubclass(errors.ContractMismatch, errors.InputError)
+    assert issubclass(errors.ServerUnreachable, errors.InputError)
 
 
 def test_the_package_exports_verbs_only_from_the_api_floor() -> None:

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         RetrieverDown,
         RunAborted,
         RunInterrupted,
+        ServerUnreachable,
     )
     from ragauge.evaluation.load import read_result
     from ragauge.evaluation.options import EvalOptions
@@ -143,7 +144,7 @@ _EXPORTS: dict[str, str] = {
     "RagaugeError": "ragauge.errors", "InputError": "ragauge.errors", "GateFailure": "ragauge.errors",
     "MissingExtra": "ragauge.errors", "NotComparable": "ragauge.errors", "ContractMismatch": "ragauge.errors",
     "BaselineEdited": "ragauge.errors", "DuplicateDocument": "ragauge.errors", "RetrieverDown": "ragauge.errors",
-    "RunAborted": "ragauge.errors", "RunInterrupted": "ragauge.errors",
+    "RunAborted": "ragauge.errors", "RunInterrupted": "ragauge.errors", "ServerUnreachable": "ragauge.errors",
 }
 
 __all__ = [
@@ -152,7 +153,8 @@ __all__ = [
     "GoldenQuery", "GoldenSet", "History", "Hit", "ImportResult", "InputError", "MetricDelta", "MetricSpec",
     "JudgeMerge", "JudgeStats", "judge_pool", "judge_stats", "merge_judgements", "read_judgements",
     "MissingExtra", "NotComparable", "ContractMismatch", "BaselineEdited", "DuplicateDocument", "RetrieverDown",
-    "RunAborted", "RunInterrupted", "Pool", "PoolResult", "PowerReport", "QueryResult", "QueryScore", "RagaugeError",
+    "RunAborted", "RunInterrupted", "ServerUnreachable", "Pool", "PoolResult", "PowerReport", "QueryResult",
+    "QueryScore", "RagaugeError",
     "Returned",
     "RuleOutcome", "Run", "ScrubOptions", "SequentialComparison", "compare_sequential", "gate_sequential",
     "ScrubSummary", "SweepResult", "read_sweep", "sweep",

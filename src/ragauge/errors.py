@@ -73,6 +73,12 @@ class RetrieverDown(InputError):
         return self.answered.run
 
 
+class ServerUnreachable(InputError):
+    """A store's or service's server cannot be reached when it is opened, before any question is
+    asked: nothing is written, and the hint says what to check (exit 2). Once a run is under way an
+    unreachable server is retried, and every call failing is :class:`RetrieverDown`."""
+
+
 class RunAborted(RagaugeError):
     """The run stopped (on_error=fail, or a fatal retriever error); the partial file is valid (exit 2)."""
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import ragauge
-from ragauge.errors import InputError
+from ragauge.errors import InputError, ServerUnreachable
 from ragauge.retrieve.corpus import Chunking
 from ragauge.retrieve.registry import open_retriever
 
@@ -121,7 +121,7 @@ def test_a_server_url_fails_clearly_and_never_shows_its_token(tmp_path: Path) ->
     port = free_port()
     secret = "chr-s3cret-TOKEN-77aa"
     spec = f"chroma:http://127.0.0.1:{port}?collection=chunks&token={secret}"
-    with pytest.raises(InputError, match="cannot reach the server") as down:
+    with pytest.raises(ServerUnreachable, match="cannot reach the server") as down:
         open_retriever(spec)
     assert secret not in str(down.value)
     runner = CliRunner()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ragauge.errors import InputError
+from ragauge.errors import InputError, ServerUnreachable
 from ragauge.retrieve.base import RetrieverOptions
 from ragauge.retrieve.corpus import Chunking
 from ragauge.retrieve.registry import open_retriever
@@ -130,7 +130,7 @@ def test_a_server_url_fails_clearly_and_never_shows_its_key(tmp_path: Path) -> N
     port = free_port()
     secret = "qdr-s3cret-KEY-9f8e"
     spec = f"qdrant:http://127.0.0.1:{port}?collection=chunks&api_key={secret}"
-    with pytest.raises(InputError, match="cannot reach the server") as down:
+    with pytest.raises(ServerUnreachable, match="cannot reach the server") as down:
         open_retriever(spec, RetrieverOptions(timeout=2))
     assert secret not in str(down.value)
     out = tmp_path / "run.jsonl"

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
+from ragauge.errors import InputError, MissingExtra, RagaugeError, ServerUnreachable, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
@@ -81,7 +81,7 @@ def classify(exc: Exception, target: StoreTarget, *, opening: bool) -> Exception
     unreachable = "could not connect" in text.lower()  # HttpClient's own check, a ValueError
     if unreachable or type(exc).__module__.startswith("httpx") or isinstance(exc, (ConnectionError, TimeoutError)):
         if opening:
-            return InputError(f"{target.who}: cannot reach the server ({text})",
+            return ServerUnreachable(f"{target.who}: cannot reach the server ({text})",
                               hint="is Chroma running there? check the host and port of the URL")
         return RetryableError(f"{target.who}: {text}")
     if "already exists" in text and "different settings" in text:

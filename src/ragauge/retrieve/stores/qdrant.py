@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ragauge.data.hits import Hit
-from ragauge.errors import InputError, MissingExtra, RagaugeError, flag
+from ragauge.errors import InputError, MissingExtra, RagaugeError, ServerUnreachable, flag
 from ragauge.models.embedders import DEFAULT_EMBEDDER, get_embedder
 from ragauge.retrieve.adapter import Adapter, Index, Option
 from ragauge.retrieve.base import RetrieverOptions, RetryableError
@@ -87,7 +87,7 @@ def classify(exc: Exception, target: StoreTarget, *, opening: bool) -> Exception
         return InputError(f"{target.who}: HTTP {status} {body}")
     if isinstance(exc, (ResponseHandlingException, ConnectionError, TimeoutError)):
         if opening:
-            return InputError(f"{target.who}: cannot reach the server ({text})",
+            return ServerUnreachable(f"{target.who}: cannot reach the server ({text})",
                               hint="is Qdrant running there? check the host and port of the URL")
         return RetryableError(f"{target.who}: {text}")
     if isinstance(exc, RuntimeError) and "already accessed" in text:
