@@ -9,15 +9,22 @@ from hypothesis import strategies as st
 
 import ragauge.metrics.build as build
 import ragauge.metrics.duplicates as duplicates
+from ragauge.core.arrow import fingerprint_slots
 from ragauge.metrics.duplicates import shared_in_segments
 
 SEGMENTS = st.lists(st.lists(st.integers(0, 6), max_size=40), max_size=12)
 
 
+_SAME_SLOT = pow(0x9E3779B97F4A7C15, -1, 1 << 64)
+"""v * _SAME_SLOT (mod 2**64) times the slots' multiplier is v: every small v falls on slot 0 of 32 bits."""
+
+
 @settings(deadline=None)
-@given(segments=SEGMENTS, big=st.booleans(), padded=st.booleans(), layout=st.randoms(use_true_random=False))
-def test_shared_in_segments_matches_reference(segments, big, padded, layout):
-    """Segments laid out anywhere (shuffled, with gaps between them) or one after another."""
+@given(segments=SEGMENTS, big=st.booleans(), padded=st.booleans(), collide=st.booleans(),
+       layout=st.randoms(use_true_random=False))
+def test_shared_in_segments_matches_reference(segments, big, padded, collide, layout):
+    """Segments laid out anywhere (shuffled, with gaps between them) or one after another; with
+    ``collide``, unequal values that share their 32 bits (the first pass's key)."""
     placed = list(range(len(segments)))
     layout.shuffle(placed)
     values: list[int] = []
@@ -26,9 +33,11 @@ def test_shared_in_segments_matches_reference(segments, big, padded, layout):
         values += [99] * layout.randint(0, 2)  # a gap: not in any segment
         starts[i] = len(values)
         values += segments[i]
-    array = np.array(values, dtype=np.uint64)
+    array = np.array([v * _SAME_SLOT % (1 << 64) if collide else v for v in values], dtype=np.uint64)
+    if collide:
+        assert len(set(fingerprint_slots(array, 32).tolist())) <= 1
     if big:  # the largest fingerprint is also the padding value inside the function
-        array[array == 6] = np.iinfo(np.uint64).max
+        array[array == (6 * _SAME_SLOT % (1 << 64) if collide else 6)] = np.iinfo(np.uint64).max
     with pytest.MonkeyPatch.context() as mp:
         if padded:  # group lengths by powers of two, padded, as for many distinct lengths
             mp.setattr(duplicates, "EXACT_WIDTHS", 0)

@@ -220,6 +220,15 @@ def _hash_chunk(values: pa.Array, out: np.ndarray) -> None:
         out[lo:hi] = h
 
 
+def fingerprint_slots(fingerprints: np.ndarray, bits: int) -> np.ndarray:
+    """A slot in ``[0, 2**bits)`` per fingerprint (:func:`hash64`), as int64: the top ``bits`` of the
+    product with an odd constant (multiplicative hashing), which depend on every bit of the
+    fingerprint. Equal fingerprints, equal slots; unequal ones share a slot by chance (1 in 2**bits)."""
+    slots: np.ndarray = np.asarray(fingerprints, dtype=np.uint64) * _M1
+    slots >>= np.uint64(64 - bits)
+    return slots.view(np.int64)
+
+
 def group_starts(values: pa.Array) -> np.ndarray:
     """Indices where a new run of equal adjacent values starts (always includes 0 when non-empty)."""
     from ragauge.core import compute as pc

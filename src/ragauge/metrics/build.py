@@ -11,6 +11,7 @@ import numpy as np
 from ragauge.core.arrow import (
     as_string_array,
     find_sorted,
+    fingerprint_slots,
     from_numpy,
     hash64,
     ragged_arange,
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 PARALLEL_ROWS = 1 << 20  # from this many hits on, duplicate detection runs in a second thread
 SPREAD = 64  # slots per judged document in _judged_rows' table: about 1 in SPREAD other hits is a candidate
 MAX_TABLE_BITS = 24  # at most 16M slots (16 MB)
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
 
 
 @dataclass(frozen=True)
@@ -275,19 +273,12 @@ def _judged_rows(run_doc: pa.Array | pa.ChunkedArray, fingerprints: np.ndarray,
         return rows, code[rows].astype(np.int64)
     bits = min(MAX_TABLE_BITS, max(12, (len(vocab) * SPREAD).bit_length()))
     table = np.zeros(1 << bits, dtype=np.bool_)
-    table[_slots(hash64(vocab), bits)] = True
-    candidates = np.flatnonzero(np.take(table, _slots(fingerprints, bits)))
+    table[fingerprint_slots(hash64(vocab), bits)] = True
+    candidates = np.flatnonzero(np.take(table, fingerprint_slots(fingerprints, bits)))
     code = _codes(take(run_doc, candidates), vocab)
     found = code >= 0
     return candidates[found], code[found].astype(np.int64)
 
-
-def _slots(fingerprints: np.ndarray, bits: int) -> np.ndarray:
-    """A slot in ``[0, 2**bits)`` per fingerprint: the top bits of the product with an odd constant
-    (multiplicative hashing), which depend on every bit of the fingerprint."""
-    slots: np.ndarray = np.asarray(fingerprints, dtype=np.uint64) * _MULTIPLIER
-    slots >>= np.uint64(64 - bits)
-    return slots.view(np.int64)
 
 
 def _graded_ranks(
