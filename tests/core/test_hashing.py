@@ -36,3 +36,13 @@ def test_content_and_file_hashes_are_sha256_of_the_bytes(tmp_path: Path, monkeyp
     assert hashing.file_hash(path) == expected
     monkeypatch.setattr(hashing, "SMALL_INPUT", 0)  # the same file through OpenSSL
     assert hashing.file_hash(path) == expected
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 10_000])
+def test_a_mapped_file_hashes_as_its_bytes_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          size: int) -> None:
+    """Blocks that end inside the file, at its end, and an empty file (which cannot be mapped)."""
+    monkeypatch.setattr(hashing, "FILE_BLOCK", 4096)
+    path = tmp_path / "run.trec"
+    path.write_bytes(bytes(range(256)) * (size // 256) + bytes(size % 256))
+    assert hashing.file_hash(path) == "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
