@@ -20,6 +20,7 @@ from ragauge.evaluation.evaluate import evaluate_run, tag_means
 from ragauge.evaluation.failures import classify_misses
 from ragauge.evaluation.result import Evaluation
 from ragauge.evaluation.rows import QueryRows
+from ragauge.evaluation.scores import returned_dict, returned_dicts
 from ragauge.formats.runs import RunStream
 from ragauge.reports.json import json_parts, render_json
 from tests.evaluation.test_streaming import OPTION_SETS, random_case
@@ -112,3 +113,13 @@ def test_cli_json_report_is_written_as_rendered(tmp_path: Path) -> None:
     assert written.exit_code == 0 and printed.exit_code == 0, written.output + printed.output
     ev = evaluate_run(root / "golden.jsonl", root / "bm25.run.jsonl", k=[1, 5])
     assert out.read_text(encoding="utf-8") == printed.stdout == old_render_json(ev)
+
+
+@given(st.lists(st.tuples(st.text(max_size=3), st.none() | st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0]),
+                          st.none() | st.floats(allow_nan=False))))
+def test_shown_documents_made_at_once_are_those_made_one_by_one(shown: list[tuple[str, float | None, float | None]],
+                                                               ) -> None:
+    docs, grades, scores = ([s[i] for s in shown] for i in range(3))
+    made = returned_dicts(docs, iter(grades), scores)
+    one_by_one = [returned_dict(d, rank, g, s) for rank, (d, g, s) in enumerate(shown, start=1)]
+    assert [json.dumps(d) for d in made] == [json.dumps(d) for d in one_by_one]

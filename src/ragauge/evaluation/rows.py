@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
-from ragauge.evaluation.scores import QueryScore, Returned, returned_dict, score_dict
+from ragauge.evaluation.scores import QueryScore, Returned, returned_dicts, score_dict
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -139,8 +139,7 @@ class QueryRows(Sequence[QueryScore]):
         for start in range(0, len(self), BATCH):
             for i, item, values, first, counts, status, shown, scores in self._batch(
                     np.arange(start, min(start + BATCH, len(self)))):
-                grades = self._grades(item)
-                top = list(map(returned_dict, shown, range(1, len(shown) + 1), map(grades.get, shown), scores))
+                top = returned_dicts(shown, map(self._grades(item).get, shown), scores)
                 qid = item.id
                 yield score_dict(qid, item.query, item.tags, values, first, dict(item.relevant), top, *counts, status,
                                  self.errors.get(qid), self.latency.get(qid), self.cost.get(qid), item.extra,

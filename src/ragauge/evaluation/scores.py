@@ -3,8 +3,9 @@ report renders per question."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Any, NamedTuple, Protocol
 
 from ragauge.data.relevance import is_relevant
@@ -57,6 +58,17 @@ def returned_dict(doc_id: str, rank: int, grade: float | None, score: float | No
     if score is not None:
         out["score"] = score
     return out
+
+
+def returned_dicts(docs: Iterable[str], grades: Iterable[float | None],
+                   scores: Iterable[float | None]) -> list[dict[str, Any]]:
+    """:func:`returned_dict` of each shown document, ranked 1, 2, ... in order: the same dicts, the
+    common one (not judged, with a score) made in place, several times quicker than a call each
+    for the rows of a large JSON report (``QueryRows.dicts``; a test holds the two equal)."""
+    unjudged = is_relevant(None)
+    return [{"doc_id": doc, "rank": rank, "relevant": unjudged, "score": score}
+            if grade is None and score is not None else returned_dict(doc, rank, grade, score)
+            for doc, grade, score, rank in zip(docs, grades, scores, count(1))]
 
 
 def score_dict(qid: str, query: str, tags: Sequence[str], values: Mapping[str, float], first: int | None,
