@@ -31,6 +31,17 @@ def test_hash64_sees_every_byte():
     assert len(set(hash64(pa.array(variants)).tolist())) == len(variants)
 
 
+def test_hash64_sees_every_byte_of_short_ids_and_nothing_past_their_end():
+    # every id of up to 9 bytes over a, b and NUL (a NUL byte is also what lies past a short id's end)
+    ids = [""]
+    for _ in range(9):
+        ids += [s + c for s in ids if len(s) == len(ids[-1]) for c in "ab\x00"]
+    flat = hash64(pa.array(ids))
+    assert len(set(flat.tolist())) == len(ids)
+    followed = hash64(pa.array([v for s in ids for v in (s, "zzzzzzzzz")]))  # other bytes right after each id
+    assert followed[::2].tolist() == flat.tolist()
+
+
 @given(values=st.lists(st.sampled_from(["a", "b", "c"]), max_size=40))
 def test_group_starts(values):
     want = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]

@@ -20,6 +20,7 @@ _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
 _BLOCK = 1 << 20
+_ALL_BITS = np.uint64((1 << 64) - 1)
 _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
@@ -208,16 +209,18 @@ def _hash_chunk(values: pa.Array, out: np.ndarray) -> None:
         hi = min(n, lo + _BLOCK)
         starts = offsets[lo:hi]
         lengths = offsets[lo + 1:hi + 1] - starts
+        h = out[lo:hi]  # worked on in place
         with np.errstate(over="ignore"):
-            h = lengths.astype(np.uint64) * _M1
-            for word in range(0, int(lengths.max(initial=0)), 8):  # one pass per 8 bytes of the longest
-                if word == 0:
-                    h ^= windows[starts] & _WORD_MASKS[np.minimum(lengths, 8)]
-                    continue
+            h[...] = lengths
+            h *= _M1
+            if len(lengths):  # the first word: its bytes past the string's end masked away by a shift
+                first = windows[starts]
+                first &= _ALL_BITS >> ((8 - np.minimum(lengths, 8)) * 8).astype(np.uint64)  # >> 64 is 0 in numpy
+                h ^= first
+            for word in range(8, int(lengths.max(initial=0)), 8):  # one pass per further 8 bytes of the longest
                 live = np.flatnonzero(lengths > word)
                 w = windows[starts[live] + word] & _WORD_MASKS[np.minimum(lengths[live] - word, 8)]
                 h[live] = _mix(h[live]) ^ w
-        out[lo:hi] = h
 
 
 def fingerprint_slots(fingerprints: np.ndarray, bits: int) -> np.ndarray:
