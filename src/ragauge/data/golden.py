@@ -16,6 +16,7 @@ from ragauge.errors import InputError
 
 FORMAT_VERSION = 1
 _KNOWN = ("id", "query", "relevant", "evidence", "tags")
+_KNOWN_KEYS = frozenset(_KNOWN)
 MAX_GROUPS = 64
 """The most evidence groups one question may need (each is a bit of a 64-bit mask in the engine)."""
 MAX_QUERY_CHARS = 100_000
@@ -188,9 +189,12 @@ def refuse_unlabelled(golden: GoldenSet) -> None:
                      f"{first.id!r}), which only automatic labels can score", where=loc, hint=UNLABELLED_HINT)
 
 
+_RELEVANT_HINT = ('use a list of ids ["doc-1", "doc-2"], an object {"doc-1": 2, "doc-2": 1}, or [] for no answer; '
+                  'a list may also hold span labels: ' + SPAN_HINT)
+
+
 def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, tuple[Span, ...]]]:
-    hint = ('use a list of ids ["doc-1", "doc-2"], an object {"doc-1": 2, "doc-2": 1}, or [] for no answer; '
-            'a list may also hold span labels: ' + SPAN_HINT)
+    hint = _RELEVANT_HINT
     if isinstance(value, list):
         out: dict[str, float] = {}
         spans: dict[str, list[Span]] = {}
@@ -208,13 +212,14 @@ def _parse_relevant(value: Any, loc: str) -> tuple[dict[str, float], dict[str, t
                     raise InputError(f"document {doc!r} is listed twice in 'relevant'", where=loc,
                                      hint="list a document once: whole, or by its spans")
                 whole.add(doc)
-            else:
-                if doc in whole:
-                    raise InputError(f"document {doc!r} is listed both whole and by a span", where=loc,
-                                     hint="keep the spans (only chunks that overlap them count) or the whole document")
-                spans.setdefault(doc, []).append(span)
+                out[doc] = grade  # its only label
+                continue
+            if doc in whole:
+                raise InputError(f"document {doc!r} is listed both whole and by a span", where=loc,
+                                 hint="keep the spans (only chunks that overlap them count) or the whole document")
+            spans.setdefault(doc, []).append(span)
             out[doc] = max(grade, out.get(doc, grade))
-        return out, {doc: tuple(s) for doc, s in spans.items()}
+        return out, {doc: tuple(s) for doc, s in spans.items()} if spans else {}
     if isinstance(value, dict):
         out = {}
         for doc, grade in value.items():
@@ -270,12 +275,12 @@ def parse_golden_line(obj: Mapping[str, Any], loc: str, *, line: int | None = No
     tags = obj.get("tags", [])
     if tags is None:
         tags = []
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+    if not isinstance(tags, list) or (tags and not all(isinstance(t, str) for t in tags)):
         raise InputError(f"'tags' must be a list of strings, got {tags!r}", where=loc, hint='"tags": ["networking"]')
-    extra = {k: v for k, v in obj.items() if k not in _KNOWN}
-    if any(k in obj for k in _CONVERSATION):
+    extra = {} if obj.keys() <= _KNOWN_KEYS else {k: v for k, v in obj.items() if k not in _KNOWN}
+    if not obj.keys().isdisjoint(_CONVERSATION):
         extra.update(_parse_conversation(obj, loc))
-    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)), extra, line, spans, groups,
+    return GoldenQuery(qid, query, relevant, tuple(dict.fromkeys(tags)) if tags else (), extra, line, spans, groups,
                        labelled=obj.get("relevant", ()) is not None)
 
 
