@@ -186,6 +186,23 @@ def test_pairs_that_cannot_move_the_verdict_come_last_in_pool_order(tmp_path: Pa
     assert result.to_dict()["verdict"]["order"][0]["id"] == "q-diff"
 
 
+@pytest.mark.parametrize("listed, before, after", [
+    ({"q1": {"x": 1}, "q2": {"y": 1}}, 1 / 2, 1 / 3),           # relevant documents only (BEIR's convention)
+    ({"q1": {"x": 1}, "q2": {"y": 1, "w": 0}}, 3 / 5, 3 / 6),   # a grade 0 recorded: x, y and w count
+])
+def test_the_chance_of_relevant_learns_from_judged_documents_only_when_the_set_records_not_relevant(
+        tmp_path: Path, listed: dict[str, dict[str, int]], before: float, after: float) -> None:
+    """A golden set that lists relevant documents only says nothing of how likely a pooled document is to be
+    relevant: its judged documents in the pool would put that chance near 1 (0.996 on SciFact's full labels,
+    where 7 % of the pooled documents are relevant). One pseudo-judgement each way."""
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": q, "query": q, "relevant": r} for q, r in listed.items()])
+    runs = {"a": {"q1": ["x", "a1"], "q2": ["y", "w"]}, "b": {"q1": ["b1", "x"], "q2": ["w", "y"]}}
+    state = VerdictState(ragauge.pool_golden(golden, for_verdict=runs, depth=2, verdict_metric="ndcg@2").pool)
+    assert state.relevant_share == pytest.approx(before)
+    state.set(("q1", "a1"), 0.0)
+    assert state.relevant_share == pytest.approx(after)
+
+
 def test_the_pool_file_records_the_verdict_as_version_2_and_reads_it_back(tmp_path: Path) -> None:
     pool, *_ = synthetic_pool(tmp_path)
     head = json.loads((tmp_path / "pool.jsonl").read_text(encoding="utf-8").splitlines()[0])["_pool"]
@@ -233,6 +250,60 @@ def test_refusals_before_anything_is_pooled(tmp_path: Path, kwargs: dict[str, An
     with pytest.raises(InputError) as err:
         ragauge.pool_golden(golden, **options)  # the run files do not exist: refused before they are read
     assert message in str(err.value)
+
+
+def test_one_file_named_twice_is_the_same_run(tmp_path: Path) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "q", "query": "q", "relevant": ["x"]}])
+    (tmp_path / "runs").mkdir()
+    run = tmp_path / "runs" / "a.jsonl"
+    run.write_text(json.dumps({"id": "q", "hits": [{"doc_id": "x"}]}) + "\n")
+    with pytest.raises(InputError) as err:
+        ragauge.pool_golden(golden, for_verdict=[str(run), str(tmp_path / "runs" / ".." / "runs" / "a.jsonl")])
+    assert "the same file" in str(err.value) and "a.jsonl" in str(err.value)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"verdict_metric": "ndcg@20"}, "verdict_metric=ndcg@20 applies only with for_verdict="),
+    ({"alpha": 2}, "alpha=2 applies only with for_verdict="),
+])
+def test_the_verdicts_options_without_a_verdict_are_refused(tmp_path: Path, kwargs: dict[str, Any],
+                                                            message: str) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "q", "query": "q", "relevant": ["x"]}])
+    with pytest.raises(InputError) as err:
+        ragauge.pool_golden(golden, runs=[{"q": ["x"]}], **kwargs)
+    assert message in str(err.value)
+
+
+def test_an_unknown_metric_is_answered_with_the_metrics_a_verdict_takes(tmp_path: Path) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "q", "query": "q", "relevant": ["x"]}])
+    with pytest.raises(InputError) as err:
+        ragauge.pool_golden(golden, for_verdict=["a.jsonl", "b.jsonl"], verdict_metric="rbo")
+    assert "unknown metric 'rbo'" in str(err.value) and "ndcg@k" in str(err.value)
+    assert "did you mean" not in str(err.value) and "calls" not in str(err.value)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--for-verdict", "RUN", "RUN2"], "the same file"),
+    (["--for-verdict", "RUN", "RUN", ], "same name"),
+    (["--for-verdict", "RUN", "OTHER", "--metric", "ndcg@20"], "deeper than the pool's depth 10"),
+    (["--for-verdict", "RUN", "OTHER", "--metric", "rbo"], "unknown metric 'rbo'"),
+    (["--for-verdict", "RUN", "OTHER", "--alpha", "2"], "--alpha must be"),
+    (["--run", "RUN", "--alpha", "2"], "--alpha 2 applies only with --for-verdict"),
+    (["--run", "RUN", "--metric", "ndcg@20"], "--metric ndcg@20 applies only with --for-verdict"),
+])
+def test_the_command_refuses_bad_verdict_input_with_one_message(tmp_path: Path, extra: list[str],
+                                                               message: str) -> None:
+    golden = write_golden(tmp_path / "golden.jsonl", [{"id": "q", "query": "q", "relevant": ["x"]}])
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps({"id": "q", "hits": [{"doc_id": name}]}) + "\n")
+    (tmp_path / "sub").mkdir()
+    paths = {"RUN": str(tmp_path / "a.jsonl"), "RUN2": str(tmp_path / "sub" / ".." / "a.jsonl"),
+             "OTHER": str(tmp_path / "b.jsonl")}
+    out = CliRunner().invoke(cli, ["golden", "pool", str(golden), *[paths.get(a, a) for a in extra],
+                                   "-o", str(tmp_path / "pool.jsonl")])
+    assert out.exit_code == 2, out.output
+    assert message in out.stderr and "Traceback" not in out.output
+    assert out.stderr.count("error:") == 1 and not (tmp_path / "pool.jsonl").exists()
 
 
 def test_the_command_pools_for_a_verdict_and_says_where_it_stands(tmp_path: Path) -> None:

@@ -163,6 +163,18 @@ def _systems(golden: GoldenSet, retrievers: list[tuple[str, Any]], runs: list[tu
     return out
 
 
+def _same_file(a: Any, b: Any) -> bool:
+    """Whether two runs given as paths name one file (``runs/a.jsonl`` and ``./runs/a.jsonl``, a link)."""
+    import os
+
+    if not isinstance(a, (str, Path)) or not isinstance(b, (str, Path)):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # a missing file is refused when it is read, with its own message
+        return False
+
+
 # --- the pool ---------------------------------------------------------------------------------------
 
 def build_pool(golden: GoldenSet, systems: Sequence[tuple[PoolSystem, Run]], depth: int = DEFAULT_DEPTH, *,
@@ -247,8 +259,19 @@ def pool_golden(golden: Any, *, retrievers: Sequence[Any] | Mapping[str, Any] = 
             raise InputError(f"{flag('for_verdict', cli='--for-verdict')} takes two different runs, BASE then NEW, "
                              f"got {len(compared)}" + (" with the same name" if len(compared) == 2 else ""),
                              hint=f"e.g. {flag('for_verdict', 'runs/a.jsonl runs/b.jsonl', cli='--for-verdict')}")
+        (base_name, base), (new_name, new) = compared
+        if _same_file(base, new):
+            raise InputError(f"{flag('for_verdict', cli='--for-verdict')} takes two different runs, BASE then NEW: "
+                             f"{base_name} and {new_name} are the same file", hint="name the run of each system")
         check_metric(verdict_metric, depth)
         alpha = check_number(alpha, flag("alpha"), PROBABILITY)
+    elif verdict_metric != VERDICT_METRIC or alpha != DEFAULT_ALPHA:
+        given = (flag("verdict_metric", str(verdict_metric), cli="--metric") if verdict_metric != VERDICT_METRIC
+                 else flag("alpha", f"{alpha:g}" if isinstance(alpha, (int, float)) else str(alpha)))
+        raise InputError(f"{given} applies only with {flag('for_verdict', cli='--for-verdict')}: it sets the "
+                         "comparison a pool is made for",
+                         hint=f"pool for a verdict with {flag('for_verdict', 'BASE NEW', cli='--for-verdict')}, "
+                              "or leave it out")
     fetch = max(2 * depth, 20) if fetch is None else int(check_number(fetch, flag("fetch"), COUNT))
     if fetch < depth:
         raise InputError(f"{flag('fetch', str(fetch))} is below {flag('depth', str(depth))}: a retriever could not "

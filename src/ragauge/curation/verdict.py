@@ -43,6 +43,9 @@ label is expected to close::
 
 with p the chance that a pair is relevant: the share of the pool's judged candidates (and of its
 judged documents within the pool's depth) that are relevant, counting one pseudo-judgement each way.
+The judged documents count only when the golden set records some document judged not relevant (a
+grade below the relevance level): a set that lists relevant documents only (BEIR's convention) holds
+no sample of what a pooled document is, and counting it would put p near 1.
 Why this rule: a label matters to the verdict only through the two extremes, and only while they
 disagree; most pooled pairs cannot move them (both systems rank the document alike, or it lies beyond
 the cutoff in both, or the two lists are the same), and judging in pool order spends most judgements
@@ -81,10 +84,14 @@ TINY = 1e-12
 def verdict_metric(text: str, depth: int, where: str | None = None) -> MetricSpec:
     """The metric of a verdict, checked: one of :data:`FAMILIES` with a cutoff no deeper than the pool's
     ``depth`` (deeper, the pool would not hold every document it reads)."""
-    spec = parse_metric(text)
+    takes = f"name one of {', '.join(f + '@k' for f in FAMILIES)}, e.g. ndcg@10"
+    try:
+        spec = parse_metric(text)
+    except InputError as err:  # an unknown name: the hint names the metrics a verdict takes, not every metric
+        raise InputError(err.message, where=where,
+                         hint=takes if err.message.startswith("unknown metric") else err.hint) from None
     if spec.name not in FAMILIES or spec.budget is not None:
-        raise InputError(f"a verdict cannot be judged for {text!r}", where=where,
-                         hint=f"name one of {', '.join(f + '@k' for f in FAMILIES)}, e.g. ndcg@10")
+        raise InputError(f"a verdict cannot be judged for {text!r}", where=where, hint=takes)
     if spec.k is None:
         raise InputError(f"a verdict's metric needs a cutoff, got {text!r}", where=where,
                          hint=f"e.g. {spec.name}@{depth}: the pool holds each system's top {depth} only")
@@ -230,6 +237,8 @@ class VerdictState:
             for di, c in enumerate(q.candidates):
                 self.where[(q.id, c.doc_id)] = (qi, di)
         within = [j.grade for q in pool.questions for j in q.judged if j.within(pool.depth)]
+        if all(is_relevant(j.grade) for q in pool.questions for j in q.judged):
+            within = []  # a set listing relevant documents only: its judged ones are no sample (docstring)
         self._prior = (sum(is_relevant(g) for g in within), len(within))
         self.labels: dict[Item, float] = {}
         for item, grade in labels.items():
@@ -260,8 +269,9 @@ class VerdictState:
 
     @property
     def relevant_share(self) -> float:
-        """p of the module docstring: relevant among the judged candidates and the judged documents within
-        the pool's depth, one pseudo-judgement each way."""
+        """p of the module docstring: relevant among the judged candidates and (when the set records
+        documents judged not relevant) the judged documents within the pool's depth, one pseudo-judgement
+        each way."""
         relevant = self._prior[0] + sum(is_relevant(g) for g in self.labels.values())
         return (relevant + 1.0) / (self._prior[1] + len(self.labels) + 2.0)
 
