@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ragauge.core.arrow import ragged_arange, take
+from ragauge.core.collection import no_cycle_collection
 from ragauge.evaluation.scores import QueryScore, Returned, returned_dicts, score_dict
 
 if TYPE_CHECKING:
@@ -121,16 +122,18 @@ class QueryRows(Sequence[QueryScore]):
         return int(lengths.max()) if len(lengths) else 0
 
     def rows(self, numbers: np.ndarray) -> list[QueryScore]:
-        """The rows ``numbers`` (row numbers, any order), made from the columns."""
+        """The rows ``numbers`` (row numbers, any order), made from the columns (without the cycle
+        collector: ``core.collection``)."""
         out = []
-        for i, item, values, first, counts, status, shown, scores in self._batch(numbers):
-            grades = self._grades(item)
-            top = tuple(map(_returned, zip(shown, range(1, len(shown) + 1), map(grades.get, shown), scores)))
-            qid = item.id
-            out.append(QueryScore(
-                qid, item.query, item.tags, values, dict(item.relevant), first, top, *counts, status,
-                self.errors.get(qid), self.latency.get(qid), self.cost.get(qid), dict(item.extra),
-                self.failures.get(i)))
+        with no_cycle_collection():
+            for i, item, values, first, counts, status, shown, scores in self._batch(numbers):
+                grades = self._grades(item)
+                top = tuple(map(_returned, zip(shown, range(1, len(shown) + 1), map(grades.get, shown), scores)))
+                qid = item.id
+                out.append(QueryScore(
+                    qid, item.query, item.tags, values, dict(item.relevant), first, top, *counts, status,
+                    self.errors.get(qid), self.latency.get(qid), self.cost.get(qid), dict(item.extra),
+                    self.failures.get(i)))
         return out
 
     def dicts(self) -> Iterator[dict[str, Any]]:

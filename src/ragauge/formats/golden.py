@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ragauge.core.collection import no_cycle_collection
 from ragauge.core.files import atomic_writer
 from ragauge.core.jsonl import dumps, read_jsonl
 from ragauge.data.golden import GoldenQuery, GoldenSet, parse_golden_line
@@ -21,6 +22,11 @@ def load_golden(path: str | Path, *, unlabelled: bool = False) -> GoldenSet:
     null is an unlabelled question with ``unlabelled`` (where automatic labels stand in for human
     ones), refused without.
     """
+    with no_cycle_collection():  # thousands of questions, none in a reference cycle
+        return _load_golden(path, unlabelled)
+
+
+def _load_golden(path: str | Path, unlabelled: bool) -> GoldenSet:
     queries: list[GoldenQuery] = []
     first_line: dict[str, int] = {}
     turns: dict[tuple[str, int], int] = {}
