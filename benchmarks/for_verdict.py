@@ -24,8 +24,8 @@ full-label one and stays so: a count a person cannot see while judging, given fo
 Pool order's count is found by bisection on the number of labels revealed (the extremes only narrow as
 labels come, so once certain a prefix stays certain; the count is checked at its two ends).
 
-    python benchmarks/for_verdict.py              # every pair, ~7 min on one core once the runs exist
-    python benchmarks/for_verdict.py --oracle --settled --json benchmarks/data/for_verdict.json   # ~25 min
+    python benchmarks/for_verdict.py              # every pair: ~1 h on 2 shared cores (load 3-5) once the runs exist
+    python benchmarks/for_verdict.py --oracle --settled --json benchmarks/data/for_verdict.json   # several times that
     python benchmarks/for_verdict.py --pairs bm25:bm25-nostem
 """
 
