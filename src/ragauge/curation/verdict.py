@@ -246,6 +246,7 @@ class VerdictState:
         for question in self.questions:
             self._evaluate(question)
         self._status: VerdictStatus | None = None
+        self._order: list[tuple[Item, float]] | None = None
 
     # --- labels -----------------------------------------------------------------------------------
 
@@ -265,7 +266,7 @@ class VerdictState:
         """Grade the candidate ``item`` (None: unjudged again, after an undo or a skip)."""
         q = self._label(item, grade)
         self._evaluate(q)
-        self._status = None
+        self._status = self._order = None
 
     @property
     def relevant_share(self) -> float:
@@ -357,7 +358,10 @@ class VerdictState:
 
     def order(self) -> list[tuple[Item, float]]:
         """Every unjudged candidate with its priority, highest first (module docstring); ties, and the
-        pairs that cannot move the verdict, in pool order."""
+        pairs that cannot move the verdict, in pool order (cached until the next :meth:`set`: a page
+        of the judging app asks for it more than once)."""
+        if self._order is not None:
+            return list(self._order)
         w_lo, w_hi = self.weights()
         p = self.relevant_share
         rows: list[tuple[float, int, int, Item]] = []
@@ -370,4 +374,5 @@ class VerdictState:
                 doc = q.docs[di]
                 rows.append((-value, qi, q.candidate[doc], (q.id, doc)))
         rows.sort(key=lambda r: r[:3])
-        return [(item, -neg) for neg, _, _, item in rows]
+        self._order = [(item, -neg) for neg, _, _, item in rows]
+        return list(self._order)
