@@ -104,6 +104,25 @@ def test_streamed_result_equals_whole(tmp_path_factory: pytest.TempPathFactory, 
     assert streamed == whole
 
 
+@pytest.mark.parametrize("scatter", [False, True])
+@pytest.mark.parametrize("block", [1, 200, 1 << 20])
+def test_trec_blocks_carry_their_documents_fingerprints(tmp_path: Path, scatter: bool, block: int) -> None:
+    """A TREC block read ahead holds ``hash64`` of its documents in its own row order (also when its
+    rows were regrouped), so scoring need not make them; a run read whole holds none."""
+    from ragauge.core.arrow import hash64
+
+    rng = random.Random(7)
+    run = tmp_path / "run.trec"
+    run.write_text(trec_run(rng, [f"q{i}" for i in range(15)], scatter=scatter))
+    seen = 0
+    for part in RunStream(run, block_bytes=block).blocks():
+        assert part.fingerprints is not None
+        assert part.fingerprints.tolist() == hash64(part.doc_id).tolist()
+        seen += len(part.doc_id)
+    assert seen >= len(run.read_text().splitlines())  # every row (a scattered query's twice)
+    assert read_run(run).fingerprints is None
+
+
 @pytest.mark.parametrize("fmt", ["jsonl", "trec"])
 @pytest.mark.parametrize("block", [1, 60, 1 << 20])
 def test_chunk_ids_and_zero_explanations(tmp_path: Path, fmt: str, block: int) -> None:

@@ -54,6 +54,9 @@ class Run:
     end: np.ndarray | None = None
     call: np.ndarray | None = None
     calls: Mapping[str, tuple[Call, ...]] = field(default_factory=dict)
+    fingerprints: np.ndarray | None = None
+    """``core.arrow.hash64(doc_id)`` when already made (a block of a large TREC run, fingerprinted in
+    the thread that reads ahead), which scoring then reads instead of making it again."""
 
     @property
     def ranked(self) -> pa.Array | Grouping:

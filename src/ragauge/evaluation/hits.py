@@ -78,6 +78,12 @@ class Hits:
     """Hits of span-labelled documents taken whole (no offsets, no chunk id)."""
 
 
+def _fingerprints(run: Run, docs: pa.Array) -> Callable[[], np.ndarray] | None:
+    """The run's fingerprints of ``docs`` when it holds them (``docs`` is its own ``doc_id``)."""
+    made = run.fingerprints
+    return None if made is None or docs is not run.doc_id else lambda: made
+
+
 def judgements_of(golden: GoldenSet, not_relevant: Sequence[tuple[str, str]] = ()) -> Judgements:
     """The golden set's labels, and ``not_relevant`` (question, document) pairs judged 0; with the
     groups each document provides when a question needs evidence groups (``Judgements.masks``)."""
@@ -116,7 +122,8 @@ def ranked_hits(golden: GoldenSet, run: Run, knobs: Knobs) -> Hits:
     outside = tuple(matched.outside) if matched is not None else ()
     rankings, info = build_rankings(ids, run.ranked, docs, judgements_of(golden, outside), rel_level=RELEVANCE_LEVEL,
                                     depth=knobs.fetch, duplicates="first", source=run.source, keep_top=knobs.shown,
-                                    run_call=run.call, num_calls=None if run.call is None else run.num_calls(ids))
+                                    run_call=run.call, num_calls=None if run.call is None else run.num_calls(ids),
+                                    fingerprints=_fingerprints(run, docs))
     lengths = run.length
     if knobs.tokenizer is not None and knobs.texts is not None and any(s.budget is not None for s in knobs.specs):
         kept = [run.rows_of(q, knobs.fetch) for q in ids]

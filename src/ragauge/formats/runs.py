@@ -79,21 +79,25 @@ def _from_trec(path: Path) -> Run:
     return _trec_as_run(read_trec_run(path))
 
 
-def _trec_as_run(trec: TrecRun) -> Run:
+def _trec_as_run(trec: TrecRun, fingerprint: bool = False) -> Run:
+    """``trec`` as a :class:`Run`, ranked; with ``fingerprint``, its documents' fingerprints made
+    here too (``Run.fingerprints``: a block read ahead makes them in the reading thread)."""
     import pyarrow as pa
 
-    from ragauge.core.arrow import take
+    from ragauge.core.arrow import hash64, take
     from ragauge.formats.trec import trec_ranking
 
     grouping = trec_ranking(trec)
     qid, doc, score = trec.qid, trec.docno, trec.score
+    fingerprints = hash64(doc) if fingerprint else None
     ranking: Grouping | None = grouping
     if not grouping.in_blocks:  # rows regrouped: reorder them (ties alone are left to the ranking)
         rows = grouping.rows(grouping.starts, grouping.lengths)
         qid, doc, score = take(qid, rows), take(doc, rows), score[rows]
+        fingerprints = None if fingerprints is None else fingerprints[rows]
         ranking = None
     return Run(qid, doc, pa.nulls(len(qid), pa.string()), score, tuple(grouping.ids), meta={"runid": trec.runid},
-               source=trec.source, format="trec", ranking=ranking)
+               source=trec.source, format="trec", ranking=ranking, fingerprints=fingerprints)
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,12 @@ class RunStream:
     def blocks(self) -> Iterator[Run]:
         fmt = _sniff(self.path) if self.format == "auto" else self.format
         if fmt == "trec":
+            from ragauge.core.background import prefetch
             from ragauge.formats.blocks import trec_run_blocks
 
-            for trec in trec_run_blocks(self.path, self.block_bytes):
-                yield _trec_as_run(trec)
+            # rank and fingerprint the next block (and check, group, parse it) while the caller scores this one
+            trecs = trec_run_blocks(self.path, self.block_bytes)
+            yield from prefetch(_trec_as_run(trec, fingerprint=True) for trec in trecs)
         elif fmt == "jsonl":
             meta: dict[str, Any] = {}
             batch: list[QueryResult] = []
