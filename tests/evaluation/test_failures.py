@@ -8,14 +8,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ragauge
 from ragauge.data.hits import QueryResult
 from ragauge.data.run import Run
-from ragauge.evaluation.failures import crowding
+from ragauge.evaluation.failures import classify_misses, crowding
 from ragauge.evaluation.patterns import CROWD_MIN, CROWD_SHARE, PATTERNS
 from ragauge.evaluation.result import Evaluation
+from ragauge.evaluation.rows import QueryRows
+from ragauge.evaluation.spans import OUTSIDE
+from ragauge.formats.golden import as_golden
 
 FILLER = {"id": "ok", "query": "filler", "relevant": ["hit"]}  # one question that hits, so no run is all misses
 
@@ -319,3 +326,46 @@ def test_with_failure_keeps_every_other_field() -> None:
     assert all(getattr(q, f.name) not in (None, 0, "", (), {}) for f in fields(q) if f.name != "failure")
     f = Failure("ranked-too-low")
     assert q.with_failure(f) == replace(q, failure=f)
+
+
+# --- misses told by their rank from the columns --------------------------------------------------------
+
+PLAIN_IDS = ["a", "b", "c", "d"]
+MARKED_IDS = ["a#1", "b#x", "a" + OUTSIDE, "c" + OUTSIDE]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_misses_classified_from_the_columns_as_row_by_row(data: st.DataObject) -> None:
+    """Rows held column-wise classify the misses that fail on their rank alone without making
+    them: every failure, its order and the assessment are those of classifying each row."""
+    n = data.draw(st.integers(1, 8))
+    golden = as_golden([{"id": f"q{i}", "query": "x", "relevant": data.draw(
+        st.dictionaries(st.sampled_from(PLAIN_IDS + MARKED_IDS[:2]), st.sampled_from([1, 2, 1, 0]), min_size=1,
+                        max_size=3))} for i in range(n)])
+    shown = [data.draw(st.lists(st.sampled_from(PLAIN_IDS * 3 + MARKED_IDS), max_size=4, unique=True))
+             for _ in range(n)]
+    ints = [np.array(data.draw(st.lists(st.integers(0, high), min_size=n, max_size=n)), dtype=np.int64)
+            for high in (5, 2, 2)]
+    first, folded, status = ints
+    order = list(reversed(range(n)))  # each row's list stored elsewhere than its row number
+    stored = [shown[i] for i in order]
+    offsets = np.concatenate([[0], np.cumsum([len(s) for s in stored])]).astype(np.int64)
+    docs = [d for s in stored for d in s]
+    rows = QueryRows(golden.queries, {"m": np.zeros(n)}, first, first, first, folded, status.astype(np.int8),
+                     errors={}, latency={}, cost={}, docs=pa.array(docs, pa.string()),
+                     scores=np.full(len(docs), np.nan), offsets=offsets, at=np.array(order, dtype=np.int64),
+                     judged_out={})
+    known = data.draw(st.booleans())  # the index's documents known: stale labels checked
+    stale = data.draw(st.sets(st.integers(0, n - 1))) if known else set()
+    drift = {"stale": [{"id": f"q{i}", "doc_id": "gone"} for i in sorted(stale)]} if known else None
+    k = data.draw(st.sampled_from([None, 1, 2, 3]))
+
+    def crowd(q: Any) -> dict[str, Any] | None:  # as crowding: nothing crowds a question without folded hits
+        return {"doc_id": q.top[0].doc_id, "hits": 2, "window": 2} if q.folded and q.top else None
+
+    fast, assessment = classify_misses(rows, k, drift=drift, crowd=crowd, texts=None)
+    slow, expected = classify_misses(tuple(rows), k, drift=drift, crowd=crowd, texts=None)
+    assert isinstance(fast, QueryRows) and assessment == expected
+    assert [q.failure for q in fast] == [q.failure for q in slow]
+    assert list(fast.failures) == sorted(fast.failures)

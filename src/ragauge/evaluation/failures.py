@@ -21,7 +21,10 @@ from ragauge.evaluation.patterns import CROWD_MIN, CROWD_SHARE, OVERLAP_GAP, PAT
 from ragauge.evaluation.spans import OUTSIDE
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragauge.evaluation.result import Evaluation, QueryScore
+    from ragauge.evaluation.rows import QueryRows
     from ragauge.evaluation.text import Texts
 
 NO_TEXTS = "no corpus texts (give --corpus PATH)"
@@ -88,9 +91,15 @@ def classify(q: QueryScore, k: int | None, *, stale: Collection[str] = (), crowd
             unjudged = [r.doc_id for r in top if r.grade is None]
             if unjudged:
                 found["unjudged-above"] = {"ids": unjudged}
-        found["ranked-too-low" if q.first_relevant_rank is not None else "not-retrieved"] = {}  # the row says where
+        found[_rank_pattern(q.first_relevant_rank is not None)] = {}  # the row says where
     order = [p for p in PATTERNS if p in found]
     return Failure(order[0], tuple(order[1:]), {p: found[p] for p in order if found[p]})
+
+
+def _rank_pattern(retrieved: bool) -> str:
+    """The pattern of an answerable question that missed on its rank: a relevant document was
+    ``retrieved`` below k, or none within the fetch depth."""
+    return "ranked-too-low" if retrieved else "not-retrieved"
 
 
 def _text_patterns(query: str, answers: list[str], top: list[str], texts: Texts) -> dict[str, dict[str, Any]]:
@@ -154,8 +163,10 @@ def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapp
                     ) -> tuple[Sequence[QueryScore], Assessment]:
     """``queries`` with each miss at ``k`` classified (and every other question's failure cleared),
     and the assessment. ``drift`` is the stale-label report (None: the index is unknown), ``crowd``
-    gives a miss's crowding evidence (None: crowding is not assessed). Rows held column-wise
-    (:class:`~ragauge.evaluation.rows.QueryRows`) stay so: only the misses are made."""
+    gives a miss's crowding evidence (None: crowding is not assessed; it may go unasked for a miss
+    without folded hits, which none can have). Rows held column-wise
+    (:class:`~ragauge.evaluation.rows.QueryRows`) stay so: only the misses that :func:`_by_rank`
+    cannot tell from the columns are made."""
     from ragauge.evaluation.rows import BATCH, QueryRows
 
     stale: dict[str, list[str]] = {}
@@ -169,16 +180,18 @@ def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapp
     misses: Iterable[QueryScore]
     if isinstance(queries, QueryRows):
         at = queries.missed(k)
-        failures: dict[int, Failure] = {}
+        plain = _by_rank(queries, at, stale, texts)
+        made = at[~plain]
+        found: dict[int, Failure] = {}
 
         def classified() -> Iterator[QueryScore]:  # a batch of rows at a time: assess reads them once
-            for start in range(0, len(at), BATCH):
-                numbers = at[start:start + BATCH]
+            for start in range(0, len(made), BATCH):
+                numbers = made[start:start + BATCH]
                 for i, q in zip(numbers.tolist(), queries.rows(numbers)):
-                    failures[i] = failure(q)
+                    found[i] = failure(q)
                     yield q
 
-        misses, kept = classified(), queries.kept()
+        misses, kept = classified(), queries.kept()  # a miss by rank alone adds nothing to the assessment
     else:
         rows = list(queries)
         misses = []
@@ -193,10 +206,41 @@ def classify_misses(queries: Sequence[QueryScore], k: int | None, *, drift: Mapp
     assessment = assess(k, kept, misses, index_known=drift is not None, texts=texts,
                         unjudgeable=len((drift or {}).get("unjudgeable", [])))
     if isinstance(queries, QueryRows):
-        out = queries.with_failures(failures)
+        first = queries.first
+        out = queries.with_failures({i: found[i] if i in found else Failure(_rank_pattern(bool(first[i])))
+                                     for i in at.tolist()})
     if crowd is None:
         assessment = replace(assessment, not_assessed={"crowded-out": OLD_RESULT, **assessment.not_assessed})
     return out, assessment
+
+
+def _by_rank(rows: QueryRows, at: np.ndarray, stale: Collection[str], texts: Texts | None) -> np.ndarray:
+    """Which of the misses ``at`` (row numbers of ``rows``) :func:`classify` finds only ranked-too-low
+    or not-retrieved in, and which :func:`assess` learns nothing from, told from the columns without
+    making their rows: status ok, no stale label (an id of ``stale``), no folded hits (no document
+    holds two hits, so none crowds it out), no texts to look at, no judged-not-relevant document
+    (unjudged-above), no section id ('#') among its relevant ids or shown documents (wrong-section),
+    no shown document outside a labelled span (wrong-passage). The others are classified row by row."""
+    import numpy as np
+
+    from ragauge.core import compute as pc
+    from ragauge.core.arrow import to_numpy
+
+    if texts is not None or not len(at):
+        return np.zeros(len(at), dtype=bool)
+    plain: np.ndarray = (rows.status[at] == 0) & (rows.folded[at] == 0)
+    docs = rows.docs
+    marked = to_numpy(pc.match_substring(docs, SECTION_SEP)) | to_numpy(pc.match_substring(docs, OUTSIDE))
+    if marked.any():  # shown lists holding a marked id
+        before = np.concatenate([[0], np.cumsum(marked)])
+        offsets = rows.offsets
+        plain &= (before[offsets[1:]] - before[offsets[:-1]])[rows.at[at]] == 0
+    questions = rows.questions
+    for j in np.flatnonzero(plain).tolist():
+        q = questions[int(at[j])]
+        if q.id in stale or any(SECTION_SEP in d or not is_relevant(g) for d, g in q.relevant.items()):
+            plain[j] = False
+    return plain
 
 
 def classify_result(evaluation: Evaluation, texts: Texts | Mapping[str, str] | None = None) -> Evaluation:
