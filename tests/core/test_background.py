@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragauge.core.background import ahead, prefetch, start
+from ragauge.core.background import ahead, begun, prefetch, start
 
 
 def test_start_gives_the_result_or_raises_its_error() -> None:
@@ -102,3 +102,38 @@ def test_closing_ahead_early_waits_for_its_threads() -> None:
     stream.close()  # type: ignore[attr-defined]
     assert len(started) < 10
     assert not [t for t in threading.enumerate() if t.name.startswith("ragauge-ahead")]
+
+
+def test_begun_makes_the_first_item_before_it_is_asked_for() -> None:
+    first_made = threading.Event()
+    made: list[tuple[int, str]] = []
+
+    def items() -> Iterator[int]:
+        for i in range(5):
+            made.append((i, threading.current_thread().name))
+            if i == 0:
+                first_made.set()
+            yield i
+
+    stream = begun(items())
+    assert first_made.wait(10)  # made while nothing asked for it
+    assert list(stream) == list(range(5))
+    caller = threading.current_thread().name
+    assert made[0][1] != caller and {name for _, name in made[1:]} == {caller}
+    assert list(begun(iter([]))) == []
+
+
+@pytest.mark.parametrize("bad", [0, 2])
+def test_begun_raises_an_error_where_its_item_would_have_come(bad: int) -> None:
+    def items() -> Iterator[int]:
+        for i in range(4):
+            if i == bad:
+                raise ValueError(f"broken item {i}")
+            yield i
+
+    stream = begun(items())  # nothing raised yet
+    got = []
+    with pytest.raises(ValueError, match=f"broken item {bad}"):
+        for item in stream:
+            got.append(item)
+    assert got == list(range(bad))

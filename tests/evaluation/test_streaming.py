@@ -244,3 +244,31 @@ def test_span_labels_and_counted_budgets_stream_alike(tmp_path: Path, block: int
     whole = outcome(golden, read_run(run), **options)
     assert "outside the labelled span" in whole
     assert outcome(golden, RunStream(run, block_bytes=block, block_hits=2), **options) == whole
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "trec"])
+@pytest.mark.parametrize("block", [1, 200, 1 << 20])
+def test_a_begun_stream_reads_as_a_fresh_one(tmp_path: Path, fmt: str, block: int) -> None:
+    """RunStream.begin reads the first block ahead: its blocks are a fresh stream's, a second reading
+    reads the file again, and the stream it was begun from is left as it was."""
+    rng = random.Random(block)
+    ids = [f"q{i}" for i in range(15)]
+    run = tmp_path / f"run.{fmt}"
+    run.write_text(jsonl_run(rng, ids, chunks=False) if fmt == "jsonl" else trec_run(rng, ids, scatter=True))
+    stream = RunStream(run, block_bytes=block, block_hits=max(1, block // 40))
+
+    def rows(blocks: Any) -> list[tuple[tuple[str, ...], list[str | None], list[str | None]]]:
+        return [(b.queries, b.qid.to_pylist(), b.doc_id.to_pylist()) for b in blocks]
+
+    fresh = rows(stream.blocks())
+    started = stream.begin()
+    assert rows(started.blocks()) == fresh and rows(started.blocks()) == fresh
+    assert stream.begun == [] and started == stream
+
+
+def test_a_begun_stream_raises_its_error_when_read(tmp_path: Path) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 2.0 run\nq1 Q0 d2 2 high run\n")
+    started = RunStream(run).begin()  # nothing raised yet
+    with pytest.raises(InputError):
+        list(started.blocks())

@@ -26,6 +26,24 @@ def start(work: Callable[[], T], background: bool = True) -> Callable[[], T]:
     return future.result
 
 
+def begun(items: Iterable[T]) -> Iterator[T]:
+    """``items`` in order, the making of the first begun now in a thread while the caller goes on
+    (the rest made as they are asked for). What making the first raised is raised where it would
+    have come."""
+    source = iter(items)
+    end = object()
+    first = start(lambda: next(source, end))
+
+    def rest() -> Iterator[T]:
+        item = first()
+        if item is end:
+            return
+        yield item  # type: ignore[misc]
+        yield from source
+
+    return rest()
+
+
 def prefetch(items: Iterable[T]) -> Iterator[T]:
     """``items`` in order, the next one made in a second thread while the caller works on the
     current one (reading and parsing the next block of a file while this one is evaluated). What

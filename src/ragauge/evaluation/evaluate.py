@@ -109,7 +109,10 @@ def evaluate_run(
     Refuses (InputError) a run that cannot be scored at all: no questions, no question id
     shared with the golden set, or every call failed.
     """
-    return score_run(as_golden(golden), scored_run(run),
+    run = scored_run(run)
+    if isinstance(run, RunStream):
+        run = run.begin()  # its first block read while the golden set loads
+    return score_run(as_golden(golden), run,
                      EvalOptions(metrics, k, fetch, doc_id_sep, doc_id_pattern, on_error, known_documents, unjudged,
                                  corpus, mix_synthetic, tokenizer, grades))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,8 +115,24 @@ class RunStream:
     format: str = "auto"
     block_bytes: int | None = None
     block_hits: int = BLOCK_HITS
+    begun: list[Iterator[Run]] = field(default_factory=list, compare=False, repr=False)
+    """The reading :meth:`begin` began, until the first :meth:`blocks` goes on with it."""
+
+    def begin(self) -> RunStream:
+        """This stream with its reading begun now, in threads of its own: the first block read while
+        the caller goes on (loads the golden set). Its first :meth:`blocks` goes on with that reading;
+        any other reads the file again. Errors come where they would have come."""
+        from ragauge.core.background import begun
+
+        return replace(self, begun=[begun(self._read())])
 
     def blocks(self) -> Iterator[Run]:
+        if self.begun:
+            yield from self.begun.pop()
+            return
+        yield from self._read()
+
+    def _read(self) -> Iterator[Run]:
         fmt = _sniff(self.path) if self.format == "auto" else self.format
         if fmt == "trec":
             from ragauge.core.background import prefetch
