@@ -369,3 +369,19 @@ def test_misses_classified_from_the_columns_as_row_by_row(data: st.DataObject) -
     assert isinstance(fast, QueryRows) and assessment == expected
     assert [q.failure for q in fast] == [q.failure for q in slow]
     assert list(fast.failures) == sorted(fast.failures)
+
+
+def test_a_missing_shown_id_leaves_the_misses_classified_as_row_by_row() -> None:
+    """A shown id Arrow holds as missing (null) is no reason to fail: a row that found its answer is not
+    classified, and a miss showing one is made and classified as before."""
+    golden = as_golden([{"id": "hit", "query": "x", "relevant": {"a": 1}},
+                        {"id": "miss", "query": "y", "relevant": {"b": 1}}])
+    docs = pa.array(["a", None, "c", "d"], pa.string())
+    rows = QueryRows(golden.queries, {"m": np.zeros(2)}, np.array([1, 0]), np.array([2, 2]), np.array([2, 2]),
+                     np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int8), errors={}, latency={}, cost={},
+                     docs=docs, scores=np.full(4, np.nan), offsets=np.array([0, 2, 4]), at=np.array([0, 1]),
+                     judged_out={})
+    fast, assessment = classify_misses(rows, None, drift=None, crowd=None, texts=None)
+    slow, expected = classify_misses(tuple(rows), None, drift=None, crowd=None, texts=None)
+    assert [q.failure for q in fast] == [q.failure for q in slow] and assessment == expected
+    assert [q.failure is None for q in fast] == [True, False]

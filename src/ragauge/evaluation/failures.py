@@ -230,7 +230,8 @@ def _by_rank(rows: QueryRows, at: np.ndarray, stale: Collection[str], texts: Tex
         return np.zeros(len(at), dtype=bool)
     plain: np.ndarray = (rows.status[at] == 0) & (rows.folded[at] == 0)
     docs = rows.docs
-    marked = to_numpy(pc.match_substring(docs, SECTION_SEP)) | to_numpy(pc.match_substring(docs, OUTSIDE))
+    marked = (to_numpy(pc.match_substring(docs, SECTION_SEP), null=True)  # a missing id: made as before
+              | to_numpy(pc.match_substring(docs, OUTSIDE), null=True))
     if marked.any():  # shown lists holding a marked id
         before = np.concatenate([[0], np.cumsum(marked)])
         offsets = rows.offsets
