@@ -1,6 +1,10 @@
 """Reference capitals from confseq's betting_mart for tests/fixtures/confseq/betting_mart.json.
 
 Usage: python benchmarks/make_confseq_reference.py CONFSEQ_SRC > tests/fixtures/confseq/betting_mart.json
+       python benchmarks/make_confseq_reference.py CONFSEQ_SRC --wor > tests/fixtures/confseq/betting_mart_wor.json
+
+``--wor``: the same capitals sampling without replacement from a population of N (``betting_mart(..., N=N)``),
+for ``stats.finite``.
 
 CONFSEQ_SRC is the src/ folder of a confseq source tree (github.com/gostevehoward/confseq, MIT licence);
 only its pure-Python betting modules are imported (matplotlib and multiprocess are stubbed: unused here),
@@ -17,7 +21,7 @@ import types
 import numpy as np
 
 
-def main(src: str) -> None:
+def main(src: str, wor: bool = False) -> None:
     np.float_ = np.float64  # type: ignore[attr-defined]  # confseq's annotations predate NumPy 2
     for name in ("matplotlib", "matplotlib.pyplot", "multiprocess"):
         sys.modules[name] = types.ModuleType(name)
@@ -44,15 +48,21 @@ def main(src: str) -> None:
         def bets(x: np.ndarray, m: float, alpha: float = alpha) -> np.ndarray:
             return lambda_predmix_eb(x, alpha=alpha / 2, fixed_n=len(x))
 
+        population = 3 * n if wor else None
         for m in (0.3, 0.45, 0.5, 0.55, 0.7):
-            up = betting_mart(x, m, alpha=alpha, theta=1, trunc_scale=0.5, lambdas_fn_positive=bets)[-1]
-            down = betting_mart(x, m, alpha=alpha, theta=0, trunc_scale=0.5, lambdas_fn_negative=bets)[-1]
-            cases.append({"differences": d.tolist(), "m": m, "alpha_per_side": alpha / 2,
-                          "log_capital_up": math.log(up), "log_capital_down": math.log(down)})
+            up = betting_mart(x, m, alpha=alpha, theta=1, trunc_scale=0.5, lambdas_fn_positive=bets,
+                              N=population)[-1]
+            down = betting_mart(x, m, alpha=alpha, theta=0, trunc_scale=0.5, lambdas_fn_negative=bets,
+                                N=population)[-1]
+            case = {"differences": d.tolist(), "m": m, "alpha_per_side": alpha / 2,
+                    "log_capital_up": math.log(up), "log_capital_down": math.log(down)}
+            cases.append(case | ({"population": population} if wor else {}))
     print(json.dumps({"source": "confseq 0.0.11 (github.com/gostevehoward/confseq, MIT licence), "
                                 "confseq.betting.betting_mart with lambda_predmix_eb(fixed_n=n), trunc_scale=1/2, "
-                                "theta=1 (upward) and theta=0 (downward), on y = (d + 1) / 2", "cases": cases}))
+                                "theta=1 (upward) and theta=0 (downward), on y = (d + 1) / 2"
+                                + (", sampling without replacement from N = 3n (N=N)" if wor else ""),
+                      "cases": cases}))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--wor" in sys.argv[2:])

@@ -17,7 +17,11 @@ as an evaluation with automatic labels of the top k computes it), checked agains
 the real assessor's labels. Per cell: the coverage of each method's interval with its Monte-Carlo
 standard error, the median width ratio PPI / human-only (the human-only interval of the same method on
 the same n questions), the share of replicates where PPI is wider, and the median effective number of
-human labels over n. ``--difference`` does the same for the paired difference BM25 - BM25 without
+human labels over n. ``golden-set``: ``ppi_mean(..., target="golden-set")``, the interval ``eval
+--auto-labels`` reports (the golden set's own mean, ``stats.finite``), its width against the human-only
+interval for the same mean (median, share wider, largest) and against the plain human-only betting
+interval of the same n questions (what they show scored alone). ``--difference`` does the same for the
+paired difference BM25 - BM25 without
 stemming (``bm25-nostem.run.jsonl``), the assessor labelling the union of both runs' top 10.
 
     python benchmarks/ppi_coverage.py --replicates 500 --sizes 15,30,60
@@ -39,6 +43,9 @@ SCIFACT = ROOT / "examples" / "scifact"
 DATA = Path(__file__).resolve().parent / "data"
 K = 10
 METHODS = ("clt", "t", "betting")
+GOLDEN = "golden-set"
+"""``target="golden-set"``: the betting interval for the golden set's own mean (stats.finite)."""
+PLAIN = "golden-set vs plain human"
 
 
 def per_question(run: str, golden: Path | None = None) -> tuple[list[str], np.ndarray]:
@@ -106,9 +113,10 @@ def cell(y: np.ndarray, yhat_of: object, n: int, replicates: int, seed: int, low
     rng = np.random.default_rng(seed)
     target = float(y.mean())
     total = len(y)
-    hits = {m: 0 for m in METHODS}
-    ratios: dict[str, list[float]] = {m: [] for m in METHODS}
+    hits = {m: 0 for m in (*METHODS, GOLDEN)}
+    ratios: dict[str, list[float]] = {m: [] for m in (*METHODS, GOLDEN, PLAIN)}
     gains: list[float] = []
+    gains_own: list[float] = []
     kappas: list[float] = []
     for _ in range(replicates):
         yhat, labels = yhat_of(rng)  # type: ignore[operator]
@@ -121,12 +129,26 @@ def cell(y: np.ndarray, yhat_of: object, n: int, replicates: int, seed: int, low
             hits[m] += est.interval[0] <= target <= est.interval[1]
             ratios[m].append(est.width_ratio)
         gains.append(est.effective_n / n)
+        own = ppi_mean(y[lab], yhat[lab], yhat[unl], low=low, high=high, target="golden-set")
+        hits[GOLDEN] += own.interval[0] <= target <= own.interval[1]
+        ratios[GOLDEN].append(own.width_ratio)  # against the human-only interval for the same mean
+        human = est.classical_interval  # the human-only betting interval ragauge shows for these n alone
+        ratios[PLAIN].append((own.interval[1] - own.interval[0]) / (human[1] - human[0]))
+        gains_own.append(own.effective_n / n)
     out: dict[str, object] = {"n": n, "replicates": replicates}
     for m in METHODS:
         c = hits[m] / replicates
         r = np.array(ratios[m])
         out[m] = {"coverage": c, "mc_se": math.sqrt(c * (1 - c) / replicates),
                   "median_width_ratio": float(np.median(r)), "wider_share": float(np.mean(r > 1.0))}
+    c = hits[GOLDEN] / replicates
+    own, plain = np.array(ratios[GOLDEN]), np.array(ratios[PLAIN])
+    out[GOLDEN] = {"coverage": c, "mc_se": math.sqrt(c * (1 - c) / replicates),
+                   "median_width_ratio": float(np.median(own)), "wider_share": float(np.mean(own > 1.0)),
+                   "max_width_ratio": float(own.max()), "median_effective_gain": float(np.median(gains_own)),
+                   "median_ratio_to_plain_human": float(np.median(plain)),
+                   "wider_than_plain_human_share": float(np.mean(plain > 1.0)),
+                   "max_ratio_to_plain_human": float(plain.max())}
     out["median_effective_gain"] = float(np.median(gains))
     if kappas:
         out["realised_kappa"] = float(np.mean(kappas))

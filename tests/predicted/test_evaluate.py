@@ -58,10 +58,11 @@ def test_the_estimates_are_stats_ppi_on_the_two_values_of_each_question(files: d
     ppi = ev.meta["ppi"]
     assert ppi["questions"] == {"labelled": 12, "unlabelled": 28} and ppi["unlabelled"] == unlabelled
     assert ppi["method"] == "betting" and "valid at every n" in ppi["method_text"]
+    assert ppi["target"] == "golden-set" and "golden set's own questions" in ppi["target_text"]
     for m in ev.metrics:
         y = human.column(m, labelled)
         yhat = np.array([auto.column(m, [q])[0] if q in auto.positions else 0.0 for q in [*labelled, *unlabelled]])
-        direct = ppi_mean(y, yhat[:12], yhat[12:], method="betting")
+        direct = ppi_mean(y, yhat[:12], yhat[12:], method="betting", target="golden-set")
         got = ppi["metrics"][m]
         assert got["estimate"] == pytest.approx(direct.estimate, abs=1e-12)
         assert got["interval"] == pytest.approx(list(direct.interval), abs=1e-12)

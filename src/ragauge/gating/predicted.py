@@ -37,7 +37,7 @@ from ragauge.gating.config import GateRules
 from ragauge.gating.outcome import RuleOutcome
 from ragauge.gating.rules.kind import Context
 from ragauge.gating.rules.metric import Measured, Tested, decide, metric_rule
-from ragauge.predicted import METHOD
+from ragauge.predicted import METHOD, TARGET_TEXT
 from ragauge.predicted.difference import Values, automatic_of, estimate, pairs
 from ragauge.predicted.evaluate import METHOD_TEXT, estimable
 from ragauge.stats.paired import EPS
@@ -141,6 +141,7 @@ def check_metric_rules(ctx: Context) -> tuple[list[RuleOutcome], dict[str, Any]]
                   "none: non-inferiority rules pass only when every one is shown (intersection-union)"
                   if rules.fail_if == "not_shown_no_worse" else "none: the plain rule tests nothing")
     meta = {"version": 1, "method": METHOD, "method_text": METHOD_TEXT[METHOD], "alpha": rules.alpha,
+            "target": "population", "target_text": TARGET_TEXT["population"],
             "auto_labels": {k: ppi["auto_labels"][k] for k in ("assessor", "identity", "golden")},
             "questions": {"labelled": len(labelled), "unlabelled": len(unlabelled)},
             "agreement": ppi.get("agreement"), "correction": correction,

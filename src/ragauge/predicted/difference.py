@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragauge.errors import InputError, flag
-from ragauge.predicted import METHOD
+from ragauge.predicted import METHOD, TARGET_TEXT
 from ragauge.predicted.evaluate import METHOD_TEXT, estimable
 
 if TYPE_CHECKING:
@@ -150,6 +150,7 @@ def ppi_differences(base: Evaluation, new: Evaluation, metrics: Sequence[str], a
     names = [m for m in metrics if estimable(m) and m in a["metrics"] and m in b["metrics"]]
     out: dict[str, Any] = {
         "version": 1, "method": METHOD, "method_text": METHOD_TEXT[METHOD], "alpha": alpha,
+        "target": "population", "target_text": TARGET_TEXT["population"],
         "auto_labels": {k: a["auto_labels"][k] for k in ("assessor", "identity", "golden")},
         "questions": {"labelled": len(labelled), "unlabelled": len(unlabelled)},
         "agreement": a.get("agreement"), "correction": f"Bonferroni over the {len(names)} metric(s) estimated",

@@ -53,7 +53,7 @@ from ragauge.formats.autolabels import AutoLabels, read_auto_labels
 from ragauge.formats.golden import as_golden
 from ragauge.formats.runs import RunStream, read_run, scored_run
 from ragauge.metrics.spec import DEFAULT_K, MetricSpec, lower_is_better, parse_metric
-from ragauge.predicted import METHOD
+from ragauge.predicted import METHOD, TARGET_TEXT
 from ragauge.stats import DEFAULT_ALPHA
 
 if TYPE_CHECKING:
@@ -63,7 +63,10 @@ if TYPE_CHECKING:
     from ragauge.formats.corpus import CorpusTexts
     from ragauge.metrics.judged import Unjudged
 
-PPI_VERSION = 1
+PPI_VERSION = 2
+"""2: the means are the golden set's own (``TARGET``), their human-only intervals for the same mean."""
+TARGET = "golden-set"
+"""What an evaluation's prediction-powered means are of (``predicted.TARGET_TEXT``)."""
 WIDER = f"{LOUD}the prediction-powered interval is wider than the human-only one for "
 """The start of the warning that a mean's PPI interval is the wider (a gate, deciding on differences,
 says it of those instead)."""
@@ -137,6 +140,7 @@ def score_predicted(golden: GoldenSet, run: Run | RunStream, options: EvalOption
     estimates = {m: _estimate(human.column(m), *yhat[m], alpha) for m in names}
     ppi: dict[str, Any] = {
         "version": PPI_VERSION, "method": METHOD, "method_text": METHOD_TEXT[METHOD], "alpha": alpha,
+        "target": TARGET, "target_text": TARGET_TEXT[TARGET],
         "auto_labels": {"path": labels.source, "assessor": labels.assessor, "identity": labels.identity,
                         "golden": labels.golden, "calibration": labels.calibration.to_dict()},
         "questions": {"labelled": len(labelled), "unlabelled": len(in_scope)},
@@ -172,18 +176,21 @@ def _finite(x: float) -> float | None:
 
 
 def _estimate(y: np.ndarray, labelled: np.ndarray, unlabelled: np.ndarray, alpha: float) -> dict[str, Any]:
-    """One metric's figures (``stats.ppi.ppi_mean``), or why there are none."""
-    from ragauge.stats import betting
+    """One metric's figures (``stats.ppi.ppi_mean`` of the golden set's own mean: ``TARGET``), or why there
+    are none; the human-only interval is for the same mean (the plain betting one when every question is
+    labelled: the mean is then known, and the interval says what the questions show of others)."""
+    from ragauge.stats import betting, finite
     from ragauge.stats.ppi import ppi_mean
 
     n, big = len(y), len(unlabelled)
+    human = (finite.interval(y, n + big, 0.0, 1.0, 1.0 - alpha) if big else betting.interval(y, 0.0, 1.0, 1.0 - alpha))
     out: dict[str, Any] = {"n": n, "unlabelled": big, "human": _finite(float(y.mean())) if n else None,
-                           "human_interval": list(betting.interval(y, 0.0, 1.0, 1.0 - alpha)) if n else None}
+                           "human_interval": list(human) if n else None}
     if n < 2 or big < 1:
         out["reason"] = (f"{n} human-labelled question(s): PPI needs 2 or more" if n < 2 else
                          "every question is human-labelled: nothing for the assessor to add")
         return out
-    est = ppi_mean(y, labelled, unlabelled, alpha=alpha, method=METHOD)
+    est = ppi_mean(y, labelled, unlabelled, alpha=alpha, method=METHOD, target=TARGET)
     out.update({"estimate": est.estimate, "interval": list(est.interval),
                 "human_interval": list(est.classical_interval), "effective_n": _finite(est.effective_n),
                 "lambda": est.lam, "width_ratio": _finite(est.width_ratio), "wider": bool(est.width_ratio > 1.0)})

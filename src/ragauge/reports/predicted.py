@@ -74,6 +74,8 @@ def _common_notes(ppi: Mapping[str, Any]) -> list[str]:
            f"{q.get('unlabelled', 0)} automatically labelled question(s); the human-only interval is the same "
            f"method's on the labelled questions alone. Effective labels: how many human labels the human-only "
            f"mean would need for the PPI++ estimate's variance."]
+    if ppi.get("target_text"):
+        out.append(f"estimated: {ppi['target_text']}")
     agreement = ppi.get("agreement") or {}
     assessor = (ppi.get("auto_labels") or {}).get("assessor", "?")
     kappa = agreement.get("kappa")

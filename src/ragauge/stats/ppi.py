@@ -46,6 +46,18 @@ Two intervals (``method``):
   an assessor too weak to pay for the uncertainty its own mean adds gets lambda 0, and the interval is
   then the human-only betting interval at level 0.9 alpha (about 1 % wider than at alpha).
 
+**Target** (``target``). ``"population"`` (the above): theta = E[Y] over the questions the golden set
+stands for. ``"golden-set"``: theta = the mean of Y over the golden set's own n + N questions, the value
+human labels of every one of them would give; the labelled questions a uniformly random subset of them.
+Yhat is then known for every member, so its mean over all n + N is no estimate: theta = lambda
+mean(Yhat over all) + mean(Y - lambda Yhat over all), and the second mean is estimated from the labelled
+questions, a sample without replacement. The estimate's lambda_hat = cov(Y, Yhat) / var(Yhat over all
+n + N), clipped to [0, 1]. The interval (``betting`` only) is ``stats.finite``'s, with Yhat as the control
+variate and its lambda_j chosen pair by pair there (no union bound, no share of alpha spent on the
+unlabelled); the human-only interval beside it is ``stats.finite``'s without the control variate, for the
+same mean. Nothing is claimed beyond the golden
+set: it is the figure a fully labelled golden set would show, not what other questions would.
+
 For the paired difference of two runs A and B, Y = Y_A - Y_B and Yhat = Yhat_A - Yhat_B per question,
 values in [-1, 1]: the same estimator on the differences.
 """
@@ -60,6 +72,9 @@ import numpy as np
 from ragauge.stats import DEFAULT_ALPHA, betting
 
 METHODS = ("betting", "clt", "t")
+TARGETS = ("population", "golden-set")
+"""What an estimate is of (module docstring): the mean over the questions the golden set stands for, or
+over the golden set's own questions."""
 UNLABELLED_SHARE = 0.1
 """The share of alpha the betting interval spends on E[Yhat] from the unlabelled predictions."""
 GRID = 20
@@ -84,6 +99,7 @@ class PPIEstimate:
     effective_n: float
     method: str
     alpha: float
+    target: str = "population"
 
     @property
     def width_ratio(self) -> float:
@@ -121,14 +137,22 @@ def _variances(y: np.ndarray, yhat: np.ndarray, u: np.ndarray, lam: float) -> tu
 
 
 def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
-             method: str = "betting", low: float = 0.0, high: float = 1.0, lam: float | None = None) -> PPIEstimate:
-    """The PPI++ estimate of E[Y] and its interval (module docstring): ``y`` the human values of the
-    labelled questions, ``yhat`` the automatic ones of the same questions, ``yhat_unlabelled`` those of
+             method: str = "betting", low: float = 0.0, high: float = 1.0, lam: float | None = None,
+             target: str = "population") -> PPIEstimate:
+    """The PPI++ estimate of the mean of Y and its interval (module docstring): ``y`` the human values of
+    the labelled questions, ``yhat`` the automatic ones of the same questions, ``yhat_unlabelled`` those of
     the unlabelled questions; every value in [``low``, ``high``]. ``lam`` fixes lambda (0: classical, 1:
-    plain PPI) for ``"clt"``; None tunes it."""
+    plain PPI) for ``"clt"``; None tunes it. ``target``: the mean over the population the questions stand
+    for, or over the golden set's own questions (``"golden-set"``, betting only)."""
     if method not in METHODS:
         raise ValueError(f"unknown PPI method {method!r}: one of {', '.join(METHODS)}")
+    if target not in TARGETS:
+        raise ValueError(f"unknown PPI target {target!r}: one of {', '.join(TARGETS)}")
     y, yhat, u = _arrays(y, yhat, yhat_unlabelled)
+    if target == "golden-set":
+        if method != "betting":
+            raise ValueError(f"the golden-set target has the betting interval only, not {method!r}")
+        return _golden_set(y, yhat, u, alpha, low, high)
     tuned = power_tuning(y, yhat, u) if lam is None else float(lam)
     estimate = float(tuned * u.mean() + np.mean(y - tuned * yhat))
     var_ppi, var_classical = _variances(y, yhat, u, tuned)
@@ -152,15 +176,35 @@ def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, al
                        method, alpha)
 
 
+def _golden_set(y: np.ndarray, yhat: np.ndarray, u: np.ndarray, alpha: float, low: float,
+                high: float) -> PPIEstimate:
+    """:func:`ppi_mean` of the golden set's own mean (module docstring, ``target``)."""
+    from ragauge.stats import finite
+
+    every = np.concatenate([yhat, u])
+    total, c_mean, c_variance = len(every), float(every.mean()), float(every.var())
+    cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
+    tuned = float(np.clip(cov / c_variance, 0.0, 1.0)) if c_variance > 0 else 0.0
+    estimate = float(tuned * c_mean + np.mean(y - tuned * yhat))
+    var_ppi, var_classical = float(np.var(y - tuned * yhat)), float(np.var(y))
+    effective = len(y) * var_classical / var_ppi if var_ppi > 0 else math.inf
+    confidence = 1.0 - alpha
+    interval = finite.interval(y, total, low, high, confidence, c=yhat, c_mean=c_mean, c_variance=c_variance,
+                               c_low=float(every.min()), c_high=float(every.max()))
+    classical_interval = finite.interval(y, total, low, high, confidence)
+    return PPIEstimate(estimate, interval, tuned, len(y), len(u), float(y.mean()), classical_interval, effective,
+                       "betting", alpha, "golden-set")
+
+
 def ppi_difference(y_a: np.ndarray, y_b: np.ndarray, yhat_a: np.ndarray, yhat_b: np.ndarray,
                    unlabelled_a: np.ndarray, unlabelled_b: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
-                   method: str = "betting") -> PPIEstimate:
-    """The PPI++ estimate of E[Y_A - Y_B], the paired difference of two runs' metric, each value in [0, 1]:
-    :func:`ppi_mean` on the per-question differences, in [-1, 1]."""
+                   method: str = "betting", target: str = "population") -> PPIEstimate:
+    """The PPI++ estimate of the mean of Y_A - Y_B, the paired difference of two runs' metric, each value in
+    [0, 1]: :func:`ppi_mean` on the per-question differences, in [-1, 1]."""
     return ppi_mean(np.asarray(y_a, dtype=np.float64) - np.asarray(y_b, dtype=np.float64),
                     np.asarray(yhat_a, dtype=np.float64) - np.asarray(yhat_b, dtype=np.float64),
                     np.asarray(unlabelled_a, dtype=np.float64) - np.asarray(unlabelled_b, dtype=np.float64),
-                    alpha=alpha, method=method, low=-1.0, high=1.0)
+                    alpha=alpha, method=method, low=-1.0, high=1.0, target=target)
 
 
 def _predictable_lambdas(y: np.ndarray, yhat: np.ndarray, sd_u: float, a_n: float, a_u: float) -> np.ndarray:
