@@ -122,3 +122,23 @@ def test_options_a_sequential_gate_cannot_apply_are_refused_not_ignored(tmp_path
     r = CliRunner().invoke(cli, ["gate", GOLDEN, "--retriever", f"python:{here}:same", "--baseline", str(path),
                                  "--sequential", "--grades", "1:1,2:2"])
     assert r.exit_code == 2 and "does not take --grades" in r.stderr
+
+
+def test_a_changed_golden_set_or_contract_fails_as_the_plain_gate_fails_it(tmp_path: Path) -> None:
+    """Not a refusal (exit 2) but the plain gate's failed outcome (exit 1), naming how to renew."""
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.02 }\nfail_if = "significant"')
+    lines = Path(GOLDEN).read_text().splitlines()
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("\n".join(lines[:-1]) + "\n")  # one question fewer
+    result = gate_sequential(str(changed), same, path)
+    assert not result.passed and [o.kind for o in result.outcomes] == ["golden"]
+    assert "the golden set changed since the baseline" in result.outcomes[0].message
+    assert result.meta["sequential"]["asked"] == 0 and result.meta["sequential"]["calls"] == 0
+    deeper = gate_sequential(GOLDEN, same, path, fetch=7)
+    assert not deeper.passed and [o.kind for o in deeper.outcomes] == ["contract"]
+    assert "fetch differ from the baseline's" in deeper.outcomes[0].message
+    here = Path(__file__).resolve()
+    r = CliRunner().invoke(cli, ["gate", str(changed), "--retriever", f"python:{here}:same", "--baseline", str(path),
+                                 "--sequential"])
+    assert r.exit_code == 1, r.output
+    assert "the golden set changed since the baseline" in r.stdout and "re-baseline explicitly" in r.stdout

@@ -3,6 +3,8 @@ set and the contract first, then every rule kind of ``gating.rules.registry`` in
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragauge.core.notes import LOUD
 from ragauge.errors import InputError
 from ragauge.evaluation.options import contract_differences
@@ -20,6 +22,29 @@ from ragauge.gating.rules.registry import RULE_KINDS
 from ragauge.predicted.evaluate import WIDER
 from ragauge.stats.paired import METHOD
 
+RENEW = "re-baseline explicitly: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'"
+
+
+def golden_changed(golden_hash: str, baseline: Baseline) -> RuleOutcome | None:
+    """The failed outcome that ends a gate whose golden set is not the baseline's (None when it is):
+    the numbers would not be comparable, so the baseline must be renewed explicitly. Every gate,
+    sequential or not, fails so (exit 1), rather than refusing its input."""
+    if golden_hash == baseline.golden_hash:
+        return None
+    return RuleOutcome("golden", "the golden set is the one the baseline was measured on", False,
+                       f"the golden set changed since the baseline ({baseline.golden_hash[:19]}... -> "
+                       f"{golden_hash[:19]}...); {RENEW}")
+
+
+def contract_changed(contract: dict[str, Any], baseline: Baseline) -> RuleOutcome | None:
+    """The failed outcome that ends a gate whose metric contract is not the baseline's (None when it
+    is), as :func:`golden_changed`."""
+    changed = contract_differences(contract, baseline.contract)
+    if not changed:
+        return None
+    return RuleOutcome("contract", "the metric contract is the baseline's", False,
+                       f"{', '.join(changed)} differ from the baseline's; use the same options or {RENEW}")
+
 
 def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> GateResult:
     """Every rule's outcome. A changed golden set or contract fails the gate on its own: the
@@ -34,18 +59,10 @@ def check_gate(evaluation: Evaluation, baseline: Baseline, rules: GateRules) -> 
             "baseline_reason": baseline.data.get("reason"), "rules": rules.to_dict(),
             "rules_source": rules.source, "run": evaluation.meta["run"], "golden": evaluation.meta["golden"],
             "warnings": [w for w in evaluation.warnings if w.startswith(LOUD)]}  # numbers that would mislead
-    renew = "re-baseline explicitly: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...'"
-    if evaluation.meta["golden"]["hash"] != baseline.golden_hash:
-        return GateResult([RuleOutcome("golden", "the golden set is the one the baseline was measured on", False,
-                                       f"the golden set changed since the baseline ({baseline.golden_hash[:19]}... -> "
-                                       f"{evaluation.meta['golden']['hash'][:19]}...); {renew}")], meta)
-    contract = evaluation.meta["contract"]
-    changed = contract_differences(contract, baseline.contract)
-    if changed:
-        return GateResult([RuleOutcome("contract", "the metric contract is the baseline's", False,
-                                       f"{', '.join(changed)} differ from the baseline's; "
-                                       f"use the same options or {renew}")],
-                          meta)
+    not_comparable = golden_changed(evaluation.meta["golden"]["hash"], baseline) or contract_changed(
+        evaluation.meta["contract"], baseline)
+    if not_comparable is not None:
+        return GateResult([not_comparable], meta)
     power = [gate_power(m, a, evaluation, baseline, rules) for m, a in rules.metrics.items()
              if m in baseline.metrics and m in evaluation.metrics]
     meta["power"] = power

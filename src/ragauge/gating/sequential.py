@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ragauge.errors import ContractMismatch, InputError, NotComparable
+from ragauge.errors import InputError
 from ragauge.gating.config import GateRules
 from ragauge.gating.outcome import GateResult, RuleOutcome
 from ragauge.gating.rules.critical import critical_rule
@@ -62,13 +62,15 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     """Gate ``retriever`` (a spec, a function ``fn(query, n)`` or a framework object) against the
     baseline file question by question, stopping as soon as the verdict is certain (see the module
     docstring). ``meta["sequential"]`` says how many questions were asked and retriever calls made.
-    The golden set and the contract are checked as ``gate`` checks them; critical questions are asked
-    first."""
+    A golden set or contract that is not the baseline's fails the gate as ``gate`` fails it (one failed
+    outcome, ``gating.check.golden_changed`` / ``contract_changed``: exit 1, not a refusal); critical
+    questions are asked first."""
     from ragauge.comparison.sequential import ask
     from ragauge.data.golden import GoldenSet
-    from ragauge.evaluation.options import EvalOptions, contract_differences
+    from ragauge.evaluation.options import EvalOptions
     from ragauge.formats.golden import as_golden
     from ragauge.gating.baseline import read_baseline
+    from ragauge.gating.check import contract_changed, golden_changed
     from ragauge.gating.run import _rules
     from ragauge.runner.live import call_options, executor_options, open_any
     found = read_baseline(Path(baseline))
@@ -84,9 +86,14 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
         raise InputError("a sequential gate cannot check tag floors (each needs every question of its tag)",
                          hint="gate without --sequential, or move the floors to another gate")
     gold = as_golden(golden)
-    if gold.content_hash != found.golden_hash:
-        raise NotComparable("the golden set is not the one the baseline was measured on",
-                         hint="re-baseline explicitly: ragauge baseline update ... --reason '...'")
+    def meta(retriever: Any, **sequential: Any) -> dict[str, Any]:
+        return {"baseline": str(found.path), "baseline_created": found.data.get("created"),
+                "baseline_reason": found.data.get("reason"), "rules": rules.to_dict(), "rules_source": rules.source,
+                "retriever": retriever, "method": METHOD, "warnings": [], "sequential": {"seed": seed, **sequential}}
+
+    changed_golden = golden_changed(gold.content_hash, found)
+    if changed_golden is not None:  # fails as gate fails it, before any question is asked
+        return GateResult([changed_golden], meta(None, asked=0, available=0, calls=0))
     stored = found.queries
     metrics = list(rules.metrics)
     refuse_counts(metrics, "a sequential gate")
@@ -120,10 +127,10 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
             scored = ask(part, adapter, executor, scoring)
             calls += len(part)
             evaluations.append(scored)
-            changed = contract_differences(scored.meta["contract"], found.contract) if found.contract else []
-            if changed:
-                raise ContractMismatch(f"{', '.join(changed)} differ from the baseline's contract",
-                                       hint="use the baseline's options, or re-baseline explicitly")
+            changed_contract = contract_changed(scored.meta["contract"], found) if found.contract else None
+            if changed_contract is not None:  # fails as gate fails it, after the first batch said so
+                return GateResult([changed_contract], meta(adapter.describe(), asked=0, available=len(questions),
+                                                            calls=calls))
             values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
             for q in part:
                 for m in metrics:
@@ -164,10 +171,6 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
     for qid in rules.critical:  # asked first: its evaluation is one of the batches'
         holder = next((e for e in evaluations if qid in e.positions), evaluations[0])
         outcomes.append(critical_rule(qid, rules.critical_k, holder))
-    meta: dict[str, Any] = {"baseline": str(found.path), "baseline_created": found.data.get("created"),
-            "baseline_reason": found.data.get("reason"), "rules": rules.to_dict(), "rules_source": rules.source,
-            "retriever": described, "method": METHOD, "warnings": [],
-            "sequential": {"seed": seed, "asked": asked, "available": len(questions), "calls": calls,
-                           "alpha_per_drop_rule": level}}
-    return GateResult(outcomes, meta)
+    return GateResult(outcomes, meta(described, asked=asked, available=len(questions), calls=calls,
+                                     alpha_per_drop_rule=level))
 
