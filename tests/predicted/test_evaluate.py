@@ -224,3 +224,16 @@ def test_holes_of_a_set_that_lists_relevant_documents_only_are_judged_by_its_con
                               auto_labels=files["auto"])
     said = [w for w in ev.warnings if "are not listed and count as not relevant" in w]
     assert len(said) == 1 and not said[0].startswith(LOUD) and "lists relevant documents only" in said[0]
+
+
+def test_with_few_labelled_questions_the_report_says_the_interval_is_the_human_only_one(files: dict[str, Path],
+                                                                                       tmp_path: Path) -> None:
+    """With 10 labelled questions or fewer the golden-set interval learns nothing from the assessor (its
+    lambda is 0 for the first stats.finite.WARM_UP pairs): the report says so beside the effective labels."""
+    few = world.write_jsonl(tmp_path / "few.jsonl", world.golden_lines(world.LABELLED[:8]))
+    ev = ragauge.evaluate_run(few, files["bad"], k=5, auto_labels=files["auto"])
+    entry = ev.meta["ppi"]["metrics"]["ndcg@5"]
+    assert entry["interval"] == entry["human_interval"] and "uses no automatic value" in entry["interval_note"]
+    assert ragauge.render(ev, "text").count("uses no automatic value") == 1
+    many = ragauge.evaluate_run(files["golden"], files["bad"], k=5, auto_labels=files["auto"])
+    assert "interval_note" not in many.meta["ppi"]["metrics"]["ndcg@5"]

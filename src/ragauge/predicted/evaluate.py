@@ -191,6 +191,10 @@ def _estimate(y: np.ndarray, labelled: np.ndarray, unlabelled: np.ndarray, alpha
                          "every question is human-labelled: nothing for the assessor to add")
         return out
     est = ppi_mean(y, labelled, unlabelled, alpha=alpha, method=METHOD, target=TARGET)
+    if n <= finite.WARM_UP:  # the interval bets with lambda 0 throughout: say so beside "effective labels"
+        out["interval_note"] = (f"with {n} human-labelled questions the PPI interval uses no automatic value (it "
+                                f"learns how far to trust them after the first {finite.WARM_UP}): it is the "
+                                "human-only interval; the estimate and the effective labels are PPI++'s")
     out.update({"estimate": est.estimate, "interval": list(est.interval),
                 "human_interval": list(est.classical_interval), "effective_n": _finite(est.effective_n),
                 "lambda": est.lam, "width_ratio": _finite(est.width_ratio), "wider": bool(est.width_ratio > 1.0)})

@@ -84,6 +84,8 @@ def _common_notes(ppi: Mapping[str, Any]) -> list[str]:
     out.append(f"assessor {assessor}: weighted kappa {shown} with the human labels over {agreement.get('pairs', 0)} "
                f"pair(s) of {agreement.get('questions', 0)} question(s) (golden agreement gives its interval)")
     out += [f"{m}: no PPI estimate ({e['reason']})" for m, e in (ppi.get("metrics") or {}).items() if e.get("reason")]
+    out += list(dict.fromkeys(e["interval_note"] for e in (ppi.get("metrics") or {}).values()
+                              if e.get("interval_note")))  # one sentence for every metric it applies to
     return out
 
 
