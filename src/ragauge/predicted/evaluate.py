@@ -183,10 +183,12 @@ def _estimate(y: np.ndarray, labelled: np.ndarray, unlabelled: np.ndarray, alpha
     from ragauge.stats.ppi import ppi_mean
 
     n, big = len(y), len(unlabelled)
-    human = (finite.interval(y, n + big, 0.0, 1.0, 1.0 - alpha) if big else betting.interval(y, 0.0, 1.0, 1.0 - alpha))
     out: dict[str, Any] = {"n": n, "unlabelled": big, "human": _finite(float(y.mean())) if n else None,
-                           "human_interval": list(human) if n else None}
+                           "human_interval": None}  # with an estimate, its own (computed once, below)
     if n < 2 or big < 1:
+        if n:
+            out["human_interval"] = list(finite.interval(y, n + big, 0.0, 1.0, 1.0 - alpha) if big else
+                                         betting.interval(y, 0.0, 1.0, 1.0 - alpha))
         out["reason"] = (f"{n} human-labelled question(s): PPI needs 2 or more" if n < 2 else
                          "every question is human-labelled: nothing for the assessor to add")
         return out

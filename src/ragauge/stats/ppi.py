@@ -55,8 +55,8 @@ questions, a sample without replacement. The estimate's lambda_hat = cov(Y, Yhat
 n + N), clipped to [0, 1]. The interval (``betting`` only) is ``stats.finite``'s, with Yhat as the control
 variate and its lambda_j chosen pair by pair there (no union bound, no share of alpha spent on the
 unlabelled); the human-only interval beside it is ``stats.finite``'s without the control variate, for the
-same mean. Nothing is claimed beyond the golden
-set: it is the figure a fully labelled golden set would show, not what other questions would.
+same mean. Nothing is claimed beyond the golden set: it is the figure a fully labelled golden set would
+show, not what other questions would.
 
 For the paired difference of two runs A and B, Y = Y_A - Y_B and Yhat = Yhat_A - Yhat_B per question,
 values in [-1, 1]: the same estimator on the differences.
