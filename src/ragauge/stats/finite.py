@@ -47,11 +47,17 @@ GRID = 20
 """lambda_j is chosen on a grid of this many steps over [0, 1]."""
 
 
-def _before(x: np.ndarray) -> np.ndarray:
-    """Per position (last axis), the sum of ``x`` over the positions before it."""
+def sums_before(x: np.ndarray) -> np.ndarray:
+    """Per position (last axis), the sum of ``x`` over the positions before it (0 at the first)."""
     out = np.zeros_like(x)
     out[..., 1:] = np.cumsum(x, axis=-1)[..., :-1]
     return out
+
+
+def means_before(x: np.ndarray) -> np.ndarray:
+    """Per position (last axis), the mean of ``x`` over the positions before it (0 at the first): what a
+    predictable bet may read."""
+    return sums_before(x) / np.maximum(np.arange(x.shape[-1], dtype=np.float64), 1.0)
 
 
 def slopes(x: np.ndarray, c: np.ndarray, c_variance: float,
@@ -64,12 +70,9 @@ def slopes(x: np.ndarray, c: np.ndarray, c_variance: float,
     truncated to keep the capital positive needs: a control variate lowers the first and widens the
     second, so lambda stays 0 where the values barely vary (module docstring)."""
     n = x.shape[-1]
-    seen = np.arange(n, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mx, mc = _before(x) / seen, _before(c) / seen
-        vx = np.maximum(_before(x * x) / seen - mx * mx, 0.0)
-        cov = _before(x * c) / seen - mx * mc
-    mx, vx, cov = np.nan_to_num(mx), np.nan_to_num(vx), np.nan_to_num(cov)
+    mx, mc = means_before(x), means_before(c)
+    vx = np.maximum(means_before(x * x) - mx * mx, 0.0)
+    cov = means_before(x * c) - mx * mc
     level = math.log(2.0 / alpha)
     best = np.full(x.shape, math.inf)
     lam = np.zeros_like(x)
@@ -106,7 +109,7 @@ def log_capital_of(xs: np.ndarray, population: int, low: float, high: float, alp
         lam = slopes(xs, cs, c_variance, bounds, alpha)
         ds = cs - c_mean
     z = xs - lam * ds
-    past = _before(xs) - lam * _before(ds)  # the sum of z (with this position's lambda) over the draws before
+    past = sums_before(xs) - lam * sums_before(ds)  # the sum of z (with this position's lambda) over the draws before
     left = population - np.arange(n, dtype=np.float64)  # members not yet drawn, this one among them
     floor, ceiling = bounds(lam)
     spread = high - low

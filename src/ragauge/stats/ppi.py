@@ -213,12 +213,7 @@ def _predictable_lambdas(y: np.ndarray, yhat: np.ndarray, sd_u: float, a_n: floa
     a_n sd(Y - lambda Yhat) + lambda a_u sd_u, with sd(Y - lambda Yhat) from the pairs before i only (0
     before ``WARM_UP`` pairs): predictable, and 0 for an assessor that does not pay for its own
     uncertainty (module docstring)."""
-    t = np.arange(1, y.shape[-1] + 1, dtype=np.float64)
-
-    def before(x: np.ndarray) -> np.ndarray:  # the mean of x over the pairs before each position
-        out = np.zeros_like(x)
-        out[..., 1:] = (np.cumsum(x, axis=-1) / t)[..., :-1]
-        return out
+    from ragauge.stats.finite import means_before as before
 
     my, mh = before(y), before(yhat)
     vy, vh, cov = before(y * y) - my * my, before(yhat * yhat) - mh * mh, before(y * yhat) - my * mh
