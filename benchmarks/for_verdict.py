@@ -21,12 +21,23 @@ For pairs of SciFact configurations (the 300 test questions of ``examples/scifac
 of the labels so far (unjudged pairs not relevant, as ``compare`` would read a partly judged set) is the
 full-label one and stays so: a count a person cannot see while judging, given for comparison.
 
+``--model-stop DELTA`` measures a stopping rule *not* built into ragauge (a design tried for issue 30 and
+rejected, see benchmarks/README.md): stop once the verdict is the same in at least 1 - DELTA of draws of the
+unjudged labels from a model, each pair relevant with its stratum's rate (stratum: the pair's rank in each
+run, bucketed 1 / 2-3 / 4-k / deeper or absent), the rates drawn from Beta posteriors of the judged pairs
+(prior: the pool's relevant share, weight 2). Checked every ``--check-every`` judgements in pool order, in
+the --for-verdict order and, with ``--model-stop-seeds N``, in pool order with the questions shuffled by N
+seeds, and, with ``--model-stop-random K``, in the --for-verdict order with every K-th judgement a uniformly
+random unjudged candidate, the model learning from those only; the verdict reached is compared with the
+full-label one.
+
 Pool order's count is found by bisection on the number of labels revealed (the extremes only narrow as
 labels come, so once certain a prefix stays certain; the count is checked at its two ends).
 
     python benchmarks/for_verdict.py              # every pair: ~1 h on 2 shared cores (load 3-5) once the runs exist
     python benchmarks/for_verdict.py --oracle --settled --json benchmarks/data/for_verdict.json   # several times that
     python benchmarks/for_verdict.py --pairs bm25:bm25-nostem
+    python benchmarks/for_verdict.py --model-stop 0.05 --model-stop-only --model-stop-seeds 5   # ~1 h
 """
 
 from __future__ import annotations
@@ -190,6 +201,105 @@ def verdict_order_count(pool: Any, grades: dict[tuple[str, str], float], truth: 
     return certain_at, reached, settled(verdicts, truth) if to_the_end else None, seconds
 
 
+def _stratum(rank: Any, k: int) -> Any:
+    import numpy as np
+
+    r = np.where(rank < 0, np.iinfo(np.int64).max, rank)
+    return np.select([r == 0, r < 3, r < k], [0, 1, 2], 3)
+
+
+def model_verdict(state: Any, draws: int = 200, seed: int = 1, strength: float = 2.0,
+                  learn: set[tuple[str, str]] | None = None) -> tuple[int, float]:
+    """The verdict most of ``draws`` labellings of the unjudged pairs give, and its share: each pair
+    relevant with its stratum's rate (module docstring), the rates drawn per labelling from Beta posteriors
+    of the judged candidates (of those in ``learn`` only, when given; the prior's mean then their relevant
+    share too); the verdicts by the betting test, as ``verdict_of`` reads it."""
+    import zlib
+
+    import numpy as np
+
+    from ragauge.stats import betting
+
+    k = int(state.spec.k)
+    cells = [4 * _stratum(q.base, k) + _stratum(q.new, k) for q in state.questions]
+    relevant, judged = np.zeros(16), np.zeros(16)
+    for q, cell in zip(state.questions, cells):
+        grades = q.grades[:len(q.candidate)]
+        known = ~np.isnan(grades)
+        if learn is not None:
+            known &= np.array([(q.id, doc) in learn for doc in q.docs[:len(q.candidate)]], dtype=bool)
+        np.add.at(judged, cell[:len(q.candidate)][known], 1)
+        np.add.at(relevant, cell[:len(q.candidate)][known], grades[known] >= 1)
+    p0 = state.relevant_share if learn is None else (relevant.sum() + 1.0) / (judged.sum() + 2.0)
+    rates = np.random.default_rng(seed).beta(strength * p0 + relevant, strength * (1 - p0) + judged - relevant,
+                                             size=(draws, 16))
+    d = np.empty((draws, len(state.questions)))
+    for i, (q, cell) in enumerate(zip(state.questions, cells)):
+        if q.open is None or not len(q.open):
+            d[:, i] = q.now
+            continue
+        u = np.random.default_rng([seed, zlib.crc32(q.id.encode())]).random((draws, len(q.open)))
+        grades = np.repeat(np.nan_to_num(q.grades, nan=0.0)[None, :], draws, axis=0)
+        grades[:, q.open] = np.where(u < rates[:, cell[q.open]], state.top, 0.0)
+        d[:, i] = state._differences(q, grades)
+    d[np.abs(d) <= 1e-12] = 0.0
+    a = state.alpha
+    up, down = (betting.batch_log_capital(d, -1.0, 1.0, 0.0, a / 2, side) for side in (True, False))
+    p = np.minimum(1.0, 2.0 * np.exp(-np.maximum(up, down)))
+    verdicts = np.where(p < a, np.sign(d.mean(axis=1)), 0).astype(int)
+    verdicts[(d != 0).sum(axis=1) == 0] = 0
+    values, counts = np.unique(verdicts, return_counts=True)
+    top = int(np.argmax(counts))
+    return int(values[top]), float(counts[top] / draws)
+
+
+def model_stop_counts(pool: Any, grades: dict[tuple[str, str], float], delta: float,
+                      every: int, seeds: int = 0, random_every: int = 0, random_seeds: int = 1,
+                      only: set[str] | None = None) -> dict[str, Any]:
+    """Judgements until the model's share reaches 1 - ``delta`` (checked every ``every``) in pool order, in
+    the --for-verdict order and (``seeds``) in pool order with the questions shuffled by each seed 1..seeds,
+    and the verdict each reached. With ``random_every``, also the --for-verdict order with every
+    ``random_every``-th judgement a uniformly random unjudged candidate (drawn by seeds 1..``random_seeds``), the
+    model learning from those only.
+    ``only``: the orders to follow, by name (pool_order, for_verdict, shuffled, for_verdict_random)."""
+    import random
+
+    from ragauge.curation.verdict import VERDICTS, VerdictState
+
+    def shuffled(seed: int) -> list[tuple[str, str]]:
+        questions = list(pool.questions)
+        random.Random(seed).shuffle(questions)
+        return [(q.id, c.doc_id) for q in questions for c in q.candidates]
+
+    orders: list[tuple[str, list[tuple[str, str]] | None]] = [("pool_order", pool_sequence(pool)),
+                                                              ("for_verdict", None)]
+    orders += [(f"shuffled_{seed}", shuffled(seed)) for seed in range(1, seeds + 1)]
+    if random_every:
+        orders += [(f"for_verdict_random_{seed}", None) for seed in range(1, random_seeds + 1)]
+    if only:
+        orders = [(name, sequence) for name, sequence in orders if name.rstrip("_0123456789") in only]
+    out: dict[str, Any] = {}
+    for name, sequence in orders:
+        state = VerdictState(pool)
+        learn: set[tuple[str, str]] | None = set() if name.startswith("for_verdict_random") else None
+        draw = random.Random(int(name.rsplit("_", 1)[1]) if learn is not None else 0)
+        for count in range(len(grades) + 1):
+            if count % every == 0 or count == len(grades):
+                verdict, share = model_verdict(state, learn=learn)
+                if share >= 1.0 - delta:
+                    out[name] = {"judgements": count, "verdict": VERDICTS[verdict], "share": share}
+                    break
+            if sequence is not None:
+                item = sequence[count]
+            elif learn is not None and count % random_every == random_every - 1:
+                item = draw.choice(sorted(set(grades) - set(state.labels)))
+                learn.add(item)
+            else:
+                item = state.order()[0][0]
+            state.set(item, grades[item])
+    return out
+
+
 def oracle_count(pool: Any, grades: dict[tuple[str, str], float]) -> int:
     """Judgements until certain for an order that knows every label in advance: each step takes the pair
     whose true label closes the largest share of the distances (the weights of the --for-verdict rule),
@@ -229,6 +339,21 @@ def main() -> None:
     ap.add_argument("--settled", action="store_true",
                     help="also follow both orders to the last pair and count the judgements until the verdict of "
                          "the labels so far is the full-label one for good")
+    ap.add_argument("--model-stop", type=float, metavar="DELTA",
+                    help="also count the judgements until a model of the unjudged labels gives one verdict in "
+                         "1 - DELTA of its draws (a rule ragauge does not use; module docstring)")
+    ap.add_argument("--model-stop-only", action="store_true",
+                    help="with --model-stop, skip the counts until certain (they take most of the time)")
+    ap.add_argument("--model-stop-seeds", type=int, default=0, metavar="N",
+                    help="with --model-stop, also judge in pool order with the questions shuffled by seeds 1..N")
+    ap.add_argument("--model-stop-random", type=int, default=0, metavar="K",
+                    help="with --model-stop, also the --for-verdict order with every K-th judgement a random "
+                         "candidate, the model learning from those only")
+    ap.add_argument("--model-stop-random-seeds", type=int, default=1, metavar="N",
+                    help="with --model-stop-random, draw the random candidates with seeds 1..N (one order each)")
+    ap.add_argument("--model-stop-orders", help="with --model-stop, only these orders (comma-separated: "
+                                                    "pool_order, for_verdict, shuffled, for_verdict_random)")
+    ap.add_argument("--check-every", type=int, default=10, help="with --model-stop, check every this many judgements")
     ap.add_argument("--json", type=Path, help="write every figure here")
     args = ap.parse_args()
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else PAIRS
@@ -246,26 +371,42 @@ def main() -> None:
         if everything.now != truth:
             raise SystemExit(f"{base_name} -> {new_name}: the pool's full-label verdict {VERDICTS[everything.now]!r} "
                              f"is not compare's {words!r}")
-        in_pool, pool_verdict = pool_order_count(pool, grades)
-        in_verdict, verdict_verdict, verdict_settled, seconds = verdict_order_count(pool, grades, truth, args.settled)
         row = {"base": base_name, "new": new_name, "metric": args.metric, "diff": round(diff, 4),
                "verdict": words, "candidates": len(grades),
-               "relevant_candidates": sum(g >= 1 for g in grades.values()),
-               "pool_order": in_pool, "for_verdict": in_verdict,
-               "ratio": round(in_verdict / in_pool, 4) if in_pool else None,
-               "reached": [VERDICTS[pool_verdict], VERDICTS[verdict_verdict]],
-               "wrong": pool_verdict != truth or verdict_verdict != truth,
-               "step_ms_median": round(1000 * statistics.median(seconds), 1) if seconds else None}
+               "relevant_candidates": sum(g >= 1 for g in grades.values())}
+        if not args.model_stop_only:
+            in_pool, pool_verdict = pool_order_count(pool, grades)
+            in_verdict, verdict_verdict, verdict_settled, seconds = verdict_order_count(pool, grades, truth,
+                                                                                        args.settled)
+            row |= {"pool_order": in_pool, "for_verdict": in_verdict,
+                    "ratio": round(in_verdict / in_pool, 4) if in_pool else None,
+                    "reached": [VERDICTS[pool_verdict], VERDICTS[verdict_verdict]],
+                    "wrong": pool_verdict != truth or verdict_verdict != truth,
+                    "step_ms_median": round(1000 * statistics.median(seconds), 1) if seconds else None}
         if args.oracle:
             row["oracle"] = oracle_count(pool, grades)
         if args.settled:
             row["settled"] = {"pool_order": pool_order_settled(pool, grades, truth), "for_verdict": verdict_settled}
+        if args.model_stop is not None:
+            model = model_stop_counts(pool, grades, args.model_stop, args.check_every, args.model_stop_seeds,
+                                      args.model_stop_random, args.model_stop_random_seeds,
+                                      set(args.model_stop_orders.split(",")) if args.model_stop_orders else None)
+            for side in model.values():
+                side["wrong"] = side["verdict"] != VERDICTS[truth]
+            row["model_stop"] = model
         row["seconds"] = round(time.perf_counter() - start, 1)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
+    ratios = [r["ratio"] for r in rows if r.get("ratio") is not None]
     summary = {"pairs": len(rows), "median_ratio": statistics.median(ratios) if ratios else None,
-               "max_ratio": max(ratios) if ratios else None, "wrong": sum(r["wrong"] for r in rows)}
+               "max_ratio": max(ratios) if ratios else None, "wrong": sum(r.get("wrong", False) for r in rows)}
+    if args.model_stop is not None:
+        sides = {"pool_order": "pool_order", "for_verdict": "for_verdict", "shuffled": "shuffled_",
+                 "for_verdict_random": "for_verdict_random_"}
+        summary["model_stop_wrong"] = {
+            label: [sum(side["wrong"] for name, side in r["model_stop"].items()
+                        if name == prefix or (prefix.endswith("_") and name.startswith(prefix))) for r in rows]
+            for label, prefix in sides.items()}
     print(json.dumps(summary))
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=2) + "\n", encoding="utf-8")
