@@ -69,7 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragauge.stats import DEFAULT_ALPHA, betting
+from ragauge.stats import DEFAULT_ALPHA, betting, finite
 
 METHODS = ("betting", "clt", "t")
 TARGETS = ("population", "golden-set")
@@ -179,8 +179,6 @@ def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, al
 def _golden_set(y: np.ndarray, yhat: np.ndarray, u: np.ndarray, alpha: float, low: float,
                 high: float) -> PPIEstimate:
     """:func:`ppi_mean` of the golden set's own mean (module docstring, ``target``)."""
-    from ragauge.stats import finite
-
     every = np.concatenate([yhat, u])
     total, c_mean, c_variance = len(every), float(every.mean()), float(every.var())
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
@@ -213,8 +211,7 @@ def _predictable_lambdas(y: np.ndarray, yhat: np.ndarray, sd_u: float, a_n: floa
     a_n sd(Y - lambda Yhat) + lambda a_u sd_u, with sd(Y - lambda Yhat) from the pairs before i only (0
     before ``WARM_UP`` pairs): predictable, and 0 for an assessor that does not pay for its own
     uncertainty (module docstring)."""
-    from ragauge.stats.finite import means_before as before
-
+    before = finite.means_before
     my, mh = before(y), before(yhat)
     vy, vh, cov = before(y * y) - my * my, before(yhat * yhat) - mh * mh, before(y * yhat) - my * mh
     grid = np.linspace(0.0, 1.0, GRID + 1)[:, None, None]
