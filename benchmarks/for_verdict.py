@@ -253,6 +253,14 @@ def model_verdict(state: Any, draws: int = 200, seed: int = 1, strength: float =
     return int(values[top]), float(counts[top] / draws)
 
 
+ORDER_KINDS = ("pool_order", "for_verdict", "shuffled", "for_verdict_random")
+
+
+def order_kind(name: str) -> str:
+    """The kind of a --model-stop order (:data:`ORDER_KINDS`) from its name: the name less its seed."""
+    return name.rstrip("_0123456789")
+
+
 def model_stop_counts(pool: Any, grades: dict[tuple[str, str], float], delta: float,
                       every: int, seeds: int = 0, random_every: int = 0, random_seeds: int = 1,
                       only: set[str] | None = None) -> dict[str, Any]:
@@ -277,7 +285,7 @@ def model_stop_counts(pool: Any, grades: dict[tuple[str, str], float], delta: fl
     if random_every:
         orders += [(f"for_verdict_random_{seed}", None) for seed in range(1, random_seeds + 1)]
     if only:
-        orders = [(name, sequence) for name, sequence in orders if name.rstrip("_0123456789") in only]
+        orders = [(name, sequence) for name, sequence in orders if order_kind(name) in only]
     out: dict[str, Any] = {}
     for name, sequence in orders:
         state = VerdictState(pool)
@@ -401,12 +409,10 @@ def main() -> None:
     summary = {"pairs": len(rows), "median_ratio": statistics.median(ratios) if ratios else None,
                "max_ratio": max(ratios) if ratios else None, "wrong": sum(r.get("wrong", False) for r in rows)}
     if args.model_stop is not None:
-        sides = {"pool_order": "pool_order", "for_verdict": "for_verdict", "shuffled": "shuffled_",
-                 "for_verdict_random": "for_verdict_random_"}
         summary["model_stop_wrong"] = {
-            label: [sum(side["wrong"] for name, side in r["model_stop"].items()
-                        if name == prefix or (prefix.endswith("_") and name.startswith(prefix))) for r in rows]
-            for label, prefix in sides.items()}
+            kind: [sum(side["wrong"] for name, side in r["model_stop"].items() if order_kind(name) == kind)
+                   for r in rows]
+            for kind in ORDER_KINDS}
     print(json.dumps(summary))
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=2) + "\n", encoding="utf-8")
