@@ -137,6 +137,8 @@ def test_a_changed_golden_set_or_contract_fails_as_the_plain_gate_fails_it(tmp_p
     deeper = gate_sequential(GOLDEN, same, path, fetch=7)
     assert not deeper.passed and [o.kind for o in deeper.outcomes] == ["contract"]
     assert "fetch differ from the baseline's" in deeper.outcomes[0].message
+    said = deeper.meta["sequential"]  # the batch that showed the change was asked: both figures count it
+    assert said["asked"] == said["calls"] > 0, said
     here = Path(__file__).resolve()
     r = CliRunner().invoke(cli, ["gate", str(changed), "--retriever", f"python:{here}:same", "--baseline", str(path),
                                  "--sequential"])

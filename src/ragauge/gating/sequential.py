@@ -128,9 +128,9 @@ def gate_sequential(golden: Any, retriever: Any, baseline: str | Path, *, rules:
             calls += len(part)
             evaluations.append(scored)
             changed_contract = contract_changed(scored.meta["contract"], found) if found.contract else None
-            if changed_contract is not None:  # fails as gate fails it, after the first batch said so
-                return GateResult([changed_contract], meta(adapter.describe(), asked=0, available=len(questions),
-                                                            calls=calls))
+            if changed_contract is not None:  # fails as gate fails it, after the batch that said so
+                return GateResult([changed_contract], meta(adapter.describe(), asked=asked + len(part),
+                                                            available=len(questions), calls=calls))
             values = {m: dict(zip(scored.row_ids, scored.column(m).tolist())) for m in metrics}
             for q in part:
                 for m in metrics:
