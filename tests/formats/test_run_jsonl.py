@@ -62,6 +62,21 @@ def test_errors(tmp_path: Path, text: str, message: str) -> None:
     assert info.value.where and info.value.where.startswith(f"{path}:")
 
 
+def test_a_line_without_hits_is_refused_not_scored_as_an_empty_answer(tmp_path: Path) -> None:
+    """A misspelt key (or a golden set given as the run) once read as "found nothing" and scored 0."""
+    with pytest.raises(InputError) as info:
+        read_run(write(tmp_path, '{"id": "q1", "hits": ["a"]}\n{"id": "q2", "hist": ["b"]}\n'))
+    assert info.value.message == "question 'q2' has no 'hits'" and info.value.where == f"{tmp_path / 'run.jsonl'}:2"
+    assert "'hist' is not a field of a run line" in (info.value.hint or "")
+    with pytest.raises(InputError) as info:
+        read_run(write(tmp_path, '{"id": "q1", "query": "vpn", "relevant": ["a"]}\n'))
+    assert "looks like a golden-set line" in (info.value.hint or "")
+    with pytest.raises(InputError, match="has no 'hits'"):
+        read_run(write(tmp_path, '{"id": "q1", "error": null}\n'))
+    failed = read_run(write(tmp_path, '{"id": "q1", "error": "timeout"}\n{"id": "q2", "hits": []}\n'))
+    assert failed.result("q1").error == "timeout" and failed.queries == ("q1", "q2")
+
+
 _texts = st.text(max_size=6) | st.sampled_from(["d1", "a\u202eb", "\x7f", "é", "\ud800"])
 _numbers = st.none() | st.floats() | st.integers(min_value=-(2**70), max_value=2**70)
 _hits = st.builds(Hit, st.none() | _texts, st.none() | _texts, _numbers, st.none() | st.integers(0, 10**6),

@@ -124,7 +124,8 @@ class QueryResult:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], loc: str | None = None) -> QueryResult:
         """The inverse of ``to_dict``: one line of a run file, checked field by field (InputError
-        naming ``loc``, the file and line, when given). A line holds ``hits`` or ``calls``."""
+        naming ``loc``, the file and line, when given). A line holds ``hits`` or ``calls``; only a failed
+        question's line (``error``) may hold neither."""
         qid = d.get("id")
         if not isinstance(qid, str) or not qid:
             raise InputError(f"missing or invalid 'id': {qid!r}", where=loc, hint='each line needs "id" and "hits"')
@@ -137,10 +138,24 @@ class QueryResult:
                 raise InputError(f"question {qid!r} has both 'hits' and 'calls'", where=loc,
                                  hint="a multi-call line gives each call's hits inside 'calls' and no 'hits'")
             return cls.of_calls(qid, parse_calls(d["calls"], loc or f"question {qid!r}"), latency, cost, error)
+        if "hits" not in d and error is None:
+            raise InputError(f"question {qid!r} has no 'hits'", where=loc, hint=_no_hits_hint(d))
         hits = d.get("hits", [])
         if not isinstance(hits, list):
             raise InputError(f"'hits' must be a list, got {type(hits).__name__}", where=loc)
         return cls(qid, tuple(parse_hit(h, loc or f"question {qid!r}") for h in hits), latency, cost, error)
+
+
+def _no_hits_hint(line: Mapping[str, Any]) -> str:
+    """How to mend a run line without ``hits``: a misspelt key named, a golden-set line recognised."""
+    import difflib
+
+    if "relevant" in line or ("query" in line and len(line) <= 4):
+        return "this looks like a golden-set line: give the golden set first and the run after --run"
+    near = difflib.get_close_matches("hits", [k for k in line if isinstance(k, str)], n=1, cutoff=0.5)
+    spelt = f"'{near[0]}' is not a field of a run line; " if near else ""
+    return (f'{spelt}write "hits": [...] (an empty list when the retriever found nothing), "calls" for a '
+            'multi-call answer, or "error" for a question that failed')
 
 
 def scored_calls(calls: tuple[Call, ...]) -> list[Call]:
