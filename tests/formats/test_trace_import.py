@@ -84,6 +84,19 @@ def test_an_id_attribute_names_the_question(tmp_path: Path, golden: Path) -> Non
         import_traces(path, golden, id_attribute="session.id")
 
 
+def test_a_trace_without_the_id_attribute_is_not_matched_by_its_text(tmp_path: Path, golden: Path) -> None:
+    # its query is q1's text, but the user asked for the attribute: refused, with how to fall back
+    path = write(tmp_path / "t.jsonl", request([retriever("1", "How do I reset my password?", [("d1", 1.0)])]),
+                 request([retriever("1", "other words", [("d2", 1.0)], trace=trace(2), session__id="q2")]))
+    with pytest.raises(InputError, match="1 of 2 trace") as caught:
+        import_traces(path, golden, id_attribute="session.id")
+    assert "no span carries 'session.id'" in caught.value.message and caught.value.where == f"{path}:1"
+    hint = str(caught.value.hint)
+    assert "never by its query text" in hint and "leave out id_attribute=" in hint and "skip_unmatched=" in hint
+    assert [r.id for r in import_traces(path, golden, id_attribute="session.id", skip_unmatched=True).results] == ["q2"]
+    assert [r.id for r in import_traces(path, golden, skip_unmatched=True).results] == ["q1"]  # the text fallback
+
+
 def test_two_ids_in_one_trace_are_refused(tmp_path: Path, golden: Path) -> None:
     path = write(tmp_path / "t.jsonl", request([
         retriever("1", "a", [("d1", 1.0)], session__id="q1"),

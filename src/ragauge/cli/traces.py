@@ -61,9 +61,10 @@ def import_traces_command(files: tuple[Path, ...], golden: Path, output: Path, i
     request a line; a folder stands for its files), from an application traced with an
     OpenInference instrumentor. Each trace's retriever spans (and reranker spans: stages
     "first" and "rerank") become its calls, in start-time order; the trace is matched to a
-    question by --id-attribute, else by its query text. A trace that matches no question, or a
-    second trace for one question, is refused (exit 2, with file:line); --skip-unmatched drops
-    the unmatched ones with a warning. Traces without a retriever span are skipped and counted.
+    question by --id-attribute when given (never by its text then), else by its query text. A
+    trace that matches no question, or a second trace for one question, is refused (exit 2,
+    with file:line); --skip-unmatched drops the unmatched ones with a warning. Traces without a
+    retriever span are skipped and counted.
 
     \b
     Examples:

@@ -6,9 +6,11 @@ Which question a trace answers:
 - with ``id_attribute``: the value of that span attribute on any span of the trace (``session.id``,
   ``ragauge.question_id``, or ``metadata.question_id`` for a field of the JSON object an attribute
   holds), which must be a question id of the golden set; a trace whose spans give two different
-  values is refused;
-- by default, its query: the root span's ``input.value``, else its first retriever's, equal to a
-  question's ``query`` once whitespace is collapsed and case folded.
+  values is refused. A trace without the attribute matches no question: it is never matched by its
+  text instead (a rewritten or repeated query would find the wrong question, or take the question
+  of a trace that carries its id);
+- without ``id_attribute``, its query: the root span's ``input.value``, else its first retriever's,
+  equal to a question's ``query`` once whitespace is collapsed and case folded.
 
 A trace that matches no question is refused, listing the first few (``skip_unmatched`` drops them
 and counts them instead); so is a second trace for the same question. A trace with no retriever span
@@ -109,10 +111,10 @@ def import_traces(files: str | Path | Sequence[str | Path], golden: Any, *, id_a
         raise InputError(f"{len(unmatched)} of {len(found.trajectories)} trace(s) match no question of the golden set"
                          f":\n  " + "\n  ".join(_shown(t, id_attribute) for t in unmatched[:SHOWN])
                          + (f"\n  ... and {len(unmatched) - SHOWN} more" if len(unmatched) > SHOWN else ""),
-                         where=unmatched[0].loc, hint=_unmatched_hint(id_attribute))
+                         where=unmatched[0].loc, hint=_unmatched_hint(id_attribute, unmatched))
     if not matched:
         raise InputError(f"none of the {len(found.trajectories)} trace(s) matches a question of the golden set",
-                         where=unmatched[0].loc if unmatched else None, hint=_unmatched_hint(id_attribute))
+                         where=unmatched[0].loc if unmatched else None, hint=_unmatched_hint(id_attribute, unmatched))
     results = tuple(QueryResult.from_dict(matched[q.id].line(q.id), matched[q.id].loc)
                     for q in questions if q.id in matched)
     meta = {"retriever": "traces", "settings": {
@@ -210,8 +212,14 @@ def _short(text: str | None) -> str:
     return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
-def _unmatched_hint(id_attribute: str | None) -> str:
+def _unmatched_hint(id_attribute: str | None, unmatched: Sequence[Trajectory]) -> str:
+    """How to fix ``unmatched``; with ``id_attribute``, a trace without the attribute is told how to
+    fall back to its query text, since it is never matched by it silently."""
     drop = f"or pass {flag('skip_unmatched')} to drop them"
+    if id_attribute and any(not t.ids for t in unmatched):
+        return (f"with {flag('id_attribute')} a trace is matched by {id_attribute!r} only, never by its query text: "
+                f"set {id_attribute!r} on every trace, leave out {flag('id_attribute')} to match every trace by its "
+                f"query text, {drop}")
     if id_attribute:
         return f"check that {id_attribute!r} holds the golden set's question ids on these traces, {drop}"
     return (f"a trace's query (its root span's input.value, else its first retriever's) must equal a question's "
