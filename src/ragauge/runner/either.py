@@ -21,7 +21,9 @@ def run_or_retriever(golden: Any, run: Any, retriever: Any, fetch: int | None, v
     ``save_run``; a call that fails as ``on_error`` says), the fetch depth the evaluation applies,
     and the Retrieval when the retriever was called. ``save_run`` and ``calling`` (the other
     ``retrieve_all`` keywords) only a retriever call takes: given beside a run (not None or False),
-    they are refused. InputError unless exactly one of the run and the retriever is given."""
+    they are refused. InputError unless exactly one of the run and the retriever is given. A golden
+    set not yet read is read here, before any call, refusing unlabelled questions (what human labels
+    alone cannot score); a verb scoring beside automatic labels passes a GoldenSet read with them."""
     if (run is None) == (retriever is None):
         raise InputError(f"{verb}() takes exactly one of a run or a retriever",
                          hint=f"e.g. {verb}(golden, run='run.jsonl', ...) or "
@@ -33,8 +35,10 @@ def run_or_retriever(golden: Any, run: Any, retriever: Any, fetch: int | None, v
             raise InputError(f"{', '.join(misplaced)} go(es) with a retriever, not with a run",
                              hint="leave them out, or pass the retriever instead of the run")
         return golden, run, fetch, None
+    from ragauge.formats.golden import as_golden
     from ragauge.runner.live import retrieve_all
 
+    golden = as_golden(golden)  # a GoldenSet passes as it is
     depth = fetch if fetch is not None else ExecutorOptions.fetch
     done = retrieve_all(golden, retriever, save_run, fetch=depth, on_error=on_error, **calling)
     return done.golden, done.run, depth, done

@@ -85,12 +85,14 @@ def retrieve_all(golden: Any, retriever: Any, output: str | Path | None = None, 
     retriever must be a spec string). ``prepare_run=False``: the caller will not read
     ``Retrieval.run`` (see ``executor.answer_all``). A number left None takes its default from
     ``ExecutorOptions`` (fetch, concurrency, retries) or ``RetrieverOptions`` (timeout), their one
-    home. ``progress`` is updated as answers come, and its ``abandoned`` when the run ends."""
+    home. ``progress`` is updated as answers come, and its ``abandoned`` when the run ends. Asking
+    needs no labels: an unlabelled question (``"relevant": null``) is asked as any other; a verb
+    that scores by human labels alone refuses it before calling (``runner.either``)."""
     if output is not None and isinstance(golden, (str, Path)):
         from ragauge.core.files import check_not_an_input
 
         check_not_an_input(output, [golden], "run file")
-    golden_set = as_golden(golden)
+    golden_set = as_golden(golden, unlabelled=True)
     described = None
     if shard is not None:
         part = shard if isinstance(shard, Shard) else parse_shard(shard)
@@ -150,6 +152,7 @@ def run_retriever(golden: Any, retriever: Any, output: str | Path | None = None,
                   ray: RaySetup | None = None, progress: Progress | None = None) -> Run:
     """Ask ``retriever`` (a spec string, a function ``fn(query, n)`` or an adapter) for ``fetch``
     hits per question of ``golden`` (a GoldenSet, a file or question dicts) and return the run.
+    Unlabelled questions (``"relevant": null``) are asked too: a run needs no labels.
 
     ``concurrency`` calls run at once, each within ``timeout`` seconds; transient failures are
     retried ``retries`` times with exponential backoff and jitter. A question that still fails is
