@@ -83,6 +83,23 @@ def test_a_bad_span_is_refused_with_its_line(tmp_path: Path, field: str, bad: ob
     assert caught.value.where == f"{path}:2" and caught.value.hint
 
 
+@pytest.mark.parametrize(("field", "bad", "said"), [("startTimeUnixNano", None, "has no startTimeUnixNano"),
+                                                    ("endTimeUnixNano", None, "has no endTimeUnixNano"),
+                                                    ("startTimeUnixNano", "0", "startTimeUnixNano 0, which OTLP")])
+def test_a_span_without_its_times_is_refused(tmp_path: Path, field: str, bad: object, said: str) -> None:
+    # OTLP requires both times (proto3 JSON leaves out a 0): a call with no start has no place in its trace
+    raw = span("1", "retrieve")
+    if bad is None:
+        del raw[field]
+    else:
+        raw[field] = bad
+    path = write(tmp_path / "t.jsonl", request([span("2", "fine")]), request([raw]))
+    with pytest.raises(InputError, match=said) as caught:
+        list(read_spans(path))
+    assert caught.value.where == f"{path}:2" and f"span 'retrieve' of trace {TRACE}" in caught.value.message
+    assert "both times" in str(caught.value.hint)
+
+
 def test_a_line_that_is_not_a_request_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"resourceSpans": []}\n{"spans": 3, "resourceSpans": 5}\n', encoding="utf-8")

@@ -5,6 +5,9 @@ holding one such object (pretty-printed). Read with the standard library, no pro
 Per the OTLP/JSON encoding, ``traceId``, ``spanId`` and ``parentSpanId`` are hex strings; the
 base64 that protobuf's own JSON mapping writes is read too (every id comes out as lowercase hex).
 Times (``startTimeUnixNano``, ``endTimeUnixNano``) and ``intValue`` are decimal strings or numbers.
+Both times of a span are required, as the OTLP span message says (its fields are "semantically
+required"; proto3 JSON leaves a 0 out, so an absent time and a time of 0 are the same unset time):
+a span without one is refused, since a trace's calls are ordered by when they started.
 Attribute values are converted to Python: ``stringValue``, ``boolValue``, ``intValue``,
 ``doubleValue`` (finite, else refused), ``arrayValue`` (a list), ``kvlistValue`` (a dict),
 ``bytesValue`` (its base64 text). Only the attributes a caller keeps are converted, so a vector
@@ -37,7 +40,7 @@ _INTEGER = re.compile(r"-?[0-9]+")
 @dataclass(frozen=True)
 class Span:
     """One span: its ids as lowercase hex (``parent_id`` None for a root), its name, its times in
-    nanoseconds since the epoch (None when the file leaves them out), the attributes kept, how many
+    nanoseconds since the epoch (both set, ``end_ns >= start_ns``), the attributes kept, how many
     attributes the SDK dropped (``droppedAttributesCount``: over its limit), and ``loc``, where it
     was read (``file:line``)."""
 
@@ -45,17 +48,15 @@ class Span:
     span_id: str
     parent_id: str | None
     name: str
-    start_ns: int | None
-    end_ns: int | None
+    start_ns: int
+    end_ns: int
     attributes: Mapping[str, Any] = field(default_factory=dict)
     dropped: int = 0
     loc: str = ""
 
     @property
-    def duration_ms(self) -> float | None:
-        """``end - start`` in milliseconds; None when a time is missing."""
-        if self.start_ns is None or self.end_ns is None:
-            return None
+    def duration_ms(self) -> float:
+        """``end - start`` in milliseconds."""
         return (self.end_ns - self.start_ns) / 1e6
 
     def describe(self) -> str:
@@ -66,8 +67,9 @@ class Span:
 def read_spans(path: str | Path, *, keep: Callable[[str], bool] | None = None) -> Iterator[Span]:
     """Every span of the OTLP JSON file ``path``, in file order, with the attributes whose key
     ``keep`` accepts (all by default). InputError naming ``file:line`` for a line that is not an
-    OTLP request, an id that is neither hex nor base64, a time that is not a whole number of
-    nanoseconds or ends before it starts, and a kept attribute whose number is not finite."""
+    OTLP request, an id that is neither hex nor base64, a time that is missing (or 0, unset), not
+    a whole number of nanoseconds or ends before it starts, and a kept attribute whose number is
+    not finite."""
     for loc, request in _requests(Path(path)):
         if not isinstance(request, Mapping) or not isinstance(request.get("resourceSpans", []), list):
             raise InputError("not an OTLP trace request: no 'resourceSpans' list", where=loc, hint=HINT)
@@ -117,8 +119,9 @@ def _span(raw: Any, loc: str, keep: Callable[[str], bool] | None) -> Span:
     span_id = _id(raw.get("spanId"), 8, "spanId", loc, name)
     parent = raw.get("parentSpanId")
     parent_id = _id(parent, 8, "parentSpanId", loc, name) if parent else None
-    start, end = (_nanos(raw.get(key), key, loc, name) for key in ("startTimeUnixNano", "endTimeUnixNano"))
-    if start is not None and end is not None and end < start:
+    start, end = (_nanos(raw.get(key), key, loc, name, trace_id)
+                  for key in ("startTimeUnixNano", "endTimeUnixNano"))
+    if end < start:
         raise InputError(f"span {name!r} ends ({end}) before it starts ({start})", where=loc,
                          hint="check the clock of the traced application; times are nanoseconds since 1970")
     dropped = raw.get("droppedAttributesCount", 0)
@@ -152,11 +155,16 @@ def _id(text: Any, size: int, key: str, loc: str, name: str) -> str:
                      hint=f"OTLP/JSON writes a {key} as {2 * size} hex digits")
 
 
-def _nanos(text: Any, key: str, loc: str, name: str) -> int | None:
-    if text is None:
-        return None
+def _nanos(text: Any, key: str, loc: str, name: str, trace_id: str) -> int:
+    """A span's time ``key``: a whole number of nanoseconds since 1970, set (absent or 0 is unset)."""
     if isinstance(text, str) and _INTEGER.fullmatch(text):
         text = int(text)
+    if text is None or (type(text) is int and text == 0):
+        said = f"has no {key}" if text is None else f"has {key} 0, which OTLP reads as unset"
+        raise InputError(f"span {name!r} of trace {trace_id} {said}: a span's start and end times are both required, "
+                         "and a trace's calls are ordered by when they started", where=loc,
+                         hint="give the spans as the OpenTelemetry SDK exports them once ended: both times, as "
+                              "decimal strings of nanoseconds since 1970")
     if isinstance(text, bool) or not isinstance(text, int) or text < 0:
         raise InputError(f"span {name!r}: {key} must be a whole number of nanoseconds, got {text!r}", where=loc,
                          hint="OTLP/JSON writes times as decimal strings of nanoseconds since 1970")

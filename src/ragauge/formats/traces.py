@@ -7,9 +7,10 @@ trace, its retriever and reranker spans as calls (the run line's ``calls``).
 - A call is a span whose ``openinference.span.kind`` is ``RETRIEVER`` (its hits are
   ``retrieval.documents``, its query ``input.value``) or ``RERANKER`` (its hits are
   ``reranker.output_documents``, its query ``reranker.query``, else ``input.value``), in start-time
-  order; its ``latency_ms`` is the span's duration and its ``tool`` the span's name. A retriever or
-  reranker span inside another one of the same kind is part of that call, not a call of its own
-  (LlamaIndex's ``retrieve`` wraps ``_retrieve``; an ensemble retriever wraps its members).
+  order (every span has both times, or ``formats.otlp`` refuses it); its ``latency_ms`` is the span's
+  duration and its ``tool`` the span's name. A retriever or reranker span inside another one of the
+  same kind is part of that call, not a call of its own (LlamaIndex's ``retrieve`` wraps
+  ``_retrieve``; an ensemble retriever wraps its members).
 - A trace with a reranker span gives its retriever calls ``"stage": "first"`` and its reranker
   calls ``"stage": "rerank"``; a trace without one gives no stages. A trace with no retriever span is
   not a trajectory (``Traces.skipped``).
@@ -58,14 +59,11 @@ class Trajectory:
     first_query: str | None
     ids: tuple[str, ...]
     calls: tuple[dict[str, Any], ...]
-    latency_ms: float | None
+    latency_ms: float
 
     def line(self, qid: str) -> dict[str, Any]:
         """The run line answering question ``qid``."""
-        out: dict[str, Any] = {"id": qid, "calls": [dict(c) for c in self.calls]}
-        if self.latency_ms is not None:
-            out["latency_ms"] = self.latency_ms
-        return out
+        return {"id": qid, "calls": [dict(c) for c in self.calls], "latency_ms": self.latency_ms}
 
 
 @dataclass(frozen=True)
@@ -120,7 +118,7 @@ def _wanted(id_attribute: str | None) -> set[str]:
 def _trajectory(trace_id: str, spans: list[Span], id_attribute: str | None, doc_id_key: str | None,
                 chunk_ids: bool) -> Trajectory | TraceRef:
     known = {s.span_id for s in spans}
-    order = sorted(range(len(spans)), key=lambda i: (spans[i].start_ns or 0, i))
+    order = sorted(range(len(spans)), key=lambda i: (spans[i].start_ns, i))
     ordered = [spans[i] for i in order]
     roots = [s for s in ordered if s.parent_id is None] or [s for s in ordered if s.parent_id not in known]
     root = roots[0] if roots else ordered[0]
@@ -167,8 +165,7 @@ def _call(span: Span, kind: str, staged: bool, doc_id_key: str | None, chunk_ids
     query = query or _text(span.attributes.get(INPUT))
     out: dict[str, Any] = {} if query is None else {"query": query}
     out["hits"] = _hits(span, DOCUMENTS[kind], doc_id_key, chunk_ids)
-    if span.duration_ms is not None:
-        out["latency_ms"] = span.duration_ms
+    out["latency_ms"] = span.duration_ms
     out["tool"] = span.name or kind.lower()
     if staged:
         out["stage"] = "rerank" if kind == RERANKER else "first"
