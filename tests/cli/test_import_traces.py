@@ -67,6 +67,16 @@ def test_eval_reads_traces_directly(tmp_path: Path, golden: Path, traces: Path) 
     assert "1 question(s) have no trace and will score 0: 'q1'" in by_id.stderr
 
 
+
+def test_a_trace_without_a_reranker_holds_its_list_at_both_stages(golden: Path, traces: Path) -> None:
+    # q1 is reranked (d9, d1 -> d1, d9), q2 has no reranker: its list d5, d2 is the same at both stages
+    result = invoke("eval", golden, "--traces", traces, "-k", "2", "--format", "json")
+    assert result.exit_code == 0, result.output
+    stages = json.loads(result.stdout)["meta"]["stages"]
+    assert stages["metrics"]["first"]["hit@2"] == stages["metrics"]["rerank"]["hit@2"] == 1.0
+    step = stages["steps"][0]
+    assert (step["promoted"], step["demoted"], step["identical"]) == (0, 0, 1)
+
 def test_unmatched_traces_exit_2_with_file_line_and_fix(tmp_path: Path, golden: Path) -> None:
     path = write(tmp_path / "t.jsonl", request([retriever("1", QUESTIONS[0][1], [("d1", 1.0)])]),
                  request([retriever("1", "what is the wifi password", [("d3", 1.0)], trace="a" * 32)]))

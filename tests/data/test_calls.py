@@ -39,6 +39,24 @@ def test_the_last_stage_is_the_scored_list_and_each_stage_reads_apart() -> None:
     assert run.result("q") == r
 
 
+
+def test_a_question_s_list_changes_only_at_the_stages_it_names() -> None:
+    order = ["first", "dedup", "rerank"]
+    staged = QueryResult.from_dict({"id": "q", "calls": [{"hits": ["a", "b"], "stage": "first"},
+                                                         {"hits": ["b"], "stage": "rerank"}]})
+    assert [[h.doc_id for h in staged.stage(s, order).hits] for s in order] == [["a", "b"], ["a", "b"], ["b"]]
+    assert {c.stage for c in staged.stage("dedup", order).calls} == {"dedup"}  # carried, named for the stage
+    late = QueryResult.from_dict({"id": "q", "calls": [{"hits": ["c"], "stage": "rerank"}]})
+    assert [h.doc_id for h in late.stage("first", order).hits] == ["c"]  # nothing before: its first stage
+    for plain in (QueryResult("p", (Hit("x"),), latency_ms=3.0), QueryResult.from_dict(LINE)):
+        assert all(plain.stage(s, order).hits == plain.hits for s in order)
+    with pytest.raises(ValueError, match="no stage 'other'"):
+        staged.stage("other", order)
+    run = Run.from_results([staged, QueryResult("p", (Hit("x"),))])
+    assert [h.doc_id for h in run.stage("first").result("p").hits] == ["x"]
+    with pytest.raises(ValueError, match="no stage 'other'"):
+        run.stage("other")
+
 @pytest.mark.parametrize(("line", "message"), [
     ({"id": "q", "calls": [{"query": "x"}]}, "call 1 has no 'hits'"),
     ({"id": "q", "calls": []}, "'calls' must be a non-empty list"),

@@ -82,6 +82,35 @@ def test_stages_are_scored_side_by_side(tmp_path: Path) -> None:
     assert step["rbo"] == pytest.approx(sum(rbo(shown[q], after[q]) for q in shown) / len(shown))
 
 
+
+@pytest.mark.parametrize("plain", [{"hits": ["d2", "d5"]}, {"calls": [{"hits": ["d2"]}, {"hits": ["d5"]}]},
+                                   {"calls": [{"hits": ["d2", "d5"], "stage": "first"}]}])
+def test_a_question_without_a_stage_holds_its_list_at_every_stage(tmp_path: Path, plain: dict[str, Any]) -> None:
+    # q8 has no rerank (no stages at all, or only its first): its list is the same at both stages, not empty
+    golden = _write(tmp_path / "g.jsonl", [{"id": "q7", "query": "x", "relevant": ["d1"]},
+                                           {"id": "q8", "query": "y", "relevant": ["d2"]}])
+    run = _write(tmp_path / "r.jsonl", [
+        {"id": "q7", "calls": [{"hits": ["d3", "d1"], "stage": "first"}, {"hits": ["d1", "d3"], "stage": "rerank"}]},
+        {"id": "q8", **plain}])
+    stages = ragauge.evaluate(golden, run=run, metrics=["hit@1"]).meta["stages"]
+    assert stages["metrics"] == {"first": {"hit@1": 0.5}, "rerank": {"hit@1": 1.0}}
+    step = stages["steps"][0]
+    assert (step["promoted"], step["questions_promoted"], step["identical"]) == (1, 1, 1)
+    assert step["rbo"] == pytest.approx((rbo(["d3", "d1"], ["d1", "d3"]) + 1) / 2)
+
+
+def test_a_stage_a_question_lacks_holds_its_list_of_the_stage_before(tmp_path: Path) -> None:
+    golden = _write(tmp_path / "g.jsonl", [{"id": "a", "query": "x", "relevant": ["d1"]},
+                                           {"id": "b", "query": "y", "relevant": ["d2"]}])
+    run = _write(tmp_path / "r.jsonl", [
+        {"id": "a", "calls": [{"hits": ["n", "d1"], "stage": "first"}, {"hits": ["d1"], "stage": "dedup"},
+                              {"hits": ["d1"], "stage": "rerank"}]},
+        {"id": "b", "calls": [{"hits": ["n", "d2"], "stage": "first"}, {"hits": ["d2", "n"], "stage": "rerank"}]}])
+    stages = ragauge.evaluate(golden, run=run, metrics=["hit@1"]).meta["stages"]
+    assert stages["order"] == ["first", "dedup", "rerank"]
+    assert [stages["metrics"][s]["hit@1"] for s in stages["order"]] == [0.0, 0.5, 1.0]  # b at dedup: its first list
+    assert [(s["promoted"], s["identical"]) for s in stages["steps"]] == [(1, 1), (1, 1)]
+
 def _rbo_eq32(s: list[str], t: list[str], p: float) -> float:
     """Webber et al. (2010), Eq. 32, written out with sets (an independent reference)."""
     if not s and not t:

@@ -7,8 +7,8 @@ without it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragauge.core.numbers import NON_NEGATIVE, WHOLE, check_number
@@ -105,9 +105,25 @@ class QueryResult:
             cost = float(sum(c.cost for c in calls if c.cost is not None))
         return cls(qid, hits, latency_ms, cost, error, calls)
 
-    def stage(self, name: str) -> QueryResult:
-        """This answer as the stage ``name`` saw it: the trajectory of that stage's calls."""
-        calls = tuple(c for c in self.calls if c.stage == name)
+    def stage(self, name: str, order: Sequence[str] | None = None) -> QueryResult:
+        """This answer as the stage ``name`` of ``order`` (a run's stages; default: this answer's) saw it:
+        the trajectory of that stage's calls. Its list changes only at the stages its calls name: at a
+        stage it has no call of, the list of its nearest stage before in ``order`` (of its first stage
+        when none is before), those calls relabelled ``name``; without stages, its one list (``hits``) at
+        every stage. Latency and cost are None (the whole answer's, not a stage's). ValueError for a
+        staged answer and a ``name`` not in ``order``."""
+        own = stage_names(self.calls)
+        if not own:
+            return QueryResult(self.id, self.hits, None, None, self.error, self.calls)
+        held = name
+        if name not in own:
+            order = own if order is None else list(order)
+            if name not in order:
+                raise ValueError(f"no stage {name!r} among {order}")
+            at = order.index(name)
+            before = [s for s in order[:at] if s in own]
+            held = before[-1] if before else next((s for s in order[at:] if s in own), own[0])
+        calls = tuple(replace(c, stage=name) for c in self.calls if c.stage == held)
         return QueryResult(self.id, tuple(h for c in calls for h in c.hits), None, None, self.error, calls)
 
     def to_dict(self) -> dict[str, Any]:

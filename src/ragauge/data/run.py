@@ -115,10 +115,14 @@ class Run:
         return list(dict.fromkeys(s for calls in self.calls.values() for s in stage_names(calls)))
 
     def stage(self, name: str) -> Run:
-        """The run as stage ``name`` saw it: each staged question's trajectory of that stage's calls
-        (a question without that stage answers nothing there)."""
-        return Run.from_results([r.stage(name) if r.calls else QueryResult(r.id, error=r.error)
-                                 for r in self.results()], meta=self.meta, source=self.source, format=self.format)
+        """The run as stage ``name`` (one of ``stages``) saw it: each question's list there, by the rule of
+        ``QueryResult.stage`` (a list changes only at the stages its calls name; without stages, the same at
+        every stage). ValueError for a name not in ``stages``."""
+        order = self.stages
+        if name not in order:
+            raise ValueError(f"no stage {name!r} in this run (stages: {order})")
+        return Run.from_results([r.stage(name, order) for r in self.results()], meta=self.meta, source=self.source,
+                                format=self.format)
 
     def num_calls(self, query_ids: Iterable[str]) -> np.ndarray:
         """Per question: the calls of its scored trajectory; 1 for a question answered in one call,
