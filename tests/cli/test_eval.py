@@ -22,7 +22,7 @@ def test_text_report_has_summary_contract_tags_worst_and_warnings() -> None:
     out = result.stdout
     for needle in ["hit@1", "ndcg@3", "contract: k=1,3", "means over 3 answerable of 4 questions",
                    "by tag (weakest first)", "worst 3 questions", "no-answer questions: 1",
-                   "missing from the run scored 0: q4", "duplicate hit(s) folded", "fetch deeper: q1",
+                   "missing from the run, scored as finding nothing: q4", "duplicate hit(s) folded", "fetch deeper: q1",
                    "returned: a, +kb-9, +printer"]:
         assert needle in out, needle
 

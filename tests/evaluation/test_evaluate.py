@@ -166,3 +166,18 @@ def test_contracts_without_the_unjudged_field_read_as_non_relevant() -> None:
     old = {key: value for key, value in new.items() if key != "unjudged"}
     assert contract_differences(old, new) == []
     assert contract_differences(old, {**new, "unjudged": "unknown"}) == ["unjudged"]
+
+
+def test_a_question_answered_with_nothing_is_not_missing_from_the_run() -> None:
+    """An empty answer is in the run (status ok, said apart); only a question with no line is missing,
+    and a failed or empty question is not told to fetch deeper."""
+    golden = GoldenSet.from_queries([GoldenQuery(f"q{i}", f"x{i}", {f"d{i}": 1}) for i in range(4)])
+    run = Run.from_results([QueryResult("q0", (Hit("d0"),)), QueryResult("q1", ()),
+                            QueryResult("q2", (), error="timeout")])
+    result = ragauge.evaluate(golden, run=run, metrics=["hit@2"])
+    assert {q.id: q.status for q in result.queries} == {"q0": "ok", "q1": "ok", "q2": "error", "q3": "missing"}
+    assert result.meta["counts"]["missing"] == 1
+    said = "\n".join(result.warnings)
+    assert "1 question(s) missing from the run, scored as finding nothing: q3" in said
+    assert "1 question(s) answered with no document (the retriever found nothing): q1" in said
+    assert "fetch deeper: q0" in said and "q1, " not in said.split("fetch deeper")[1]

@@ -119,7 +119,7 @@ def explain_zeros(golden: GoldenSet, chunks: pa.Array | None, docs: pa.Array, *,
         return warnings
     returned = set(pc.drop_null(pc.unique(docs)).to_pylist())
     if not returned:
-        warnings.append(f"{LOUD}the run returned no document for any question, so every metric is 0")
+        warnings.append(f"{LOUD}the run returned no document for any question: every question is a miss")
         return warnings
     judged_set = set(judged)
     passages = sorted(d for d in returned if d.endswith(OUTSIDE) and d[:-len(OUTSIDE)] in judged_set)

@@ -84,10 +84,11 @@ def evaluate_run(
     read block by block (``formats.runs.run_source``), in bounded memory, with the same result.
 
     Means are over answerable questions only (a mean over none is NaN, with a warning);
-    no-answer questions are reported apart. Questions missing from the run score 0 and are
-    listed; run queries outside the golden set are ignored and counted. Questions whose
-    retrieval failed score 0 (``on_error="zero"``) or are left out of every mean and listed
-    (``"skip"``). With ``known_documents`` (the ids an index holds), relevant ids absent from
+    no-answer questions are reported apart. Questions missing from the run (no line for them)
+    are scored as finding nothing (0 on every rank metric) and listed, as are questions answered
+    with no document; run queries outside the golden set are ignored and counted. Questions whose
+    retrieval failed are scored as finding nothing (``on_error="zero"``) or are left out of every
+    mean and listed (``"skip"``). With ``known_documents`` (the ids an index holds), relevant ids absent from
     the index are stale labels, not misses: dropped from the judgements and reported. Documents the
     golden set does not label count as not relevant (``unjudged="non-relevant"``, as trec_eval) or
     are left out of each ranking before scoring (``"unknown"``); ``meta["judged"]`` holds the mean
@@ -319,7 +320,8 @@ def _warnings(golden: GoldenSet, run: Run, rows: Rows, info: BuildInfo, drift: d
     golden_ids = {q.id for q in golden}
     extra_queries = [q for q in run.queries if q not in golden_ids]
     if rows.missing:
-        warnings.append(f"{len(rows.missing)} question(s) missing from the run scored 0: {_ids(rows.missing)}")
+        warnings.append(f"{len(rows.missing)} question(s) missing from the run, scored as finding nothing: "
+                        f"{_ids(rows.missing)}")
         shard = run.meta.get("shard")
         if isinstance(shard, dict):
             warnings.append(f"{LOUD}this run is shard {shard.get('index')}/{shard.get('count')} of a sharded run: the "
@@ -334,7 +336,8 @@ def _warnings(golden: GoldenSet, run: Run, rows: Rows, info: BuildInfo, drift: d
         warnings.append(f"{len(extra_queries)} run quer(y/ies) not in the golden set were ignored")
     errored = rows.scores.with_status("error")
     if errored:
-        warnings.append(f"{len(errored)} question(s) failed in the retriever and scored 0: {_ids(errored)}")
+        warnings.append(f"{len(errored)} question(s) failed in the retriever, scored as finding nothing: "
+                        f"{_ids(errored)}")
     if drift and drift["missing_from_index"]:
         warnings.append(f"{drift['missing_from_index']} of {drift['relevant_ids']} relevant id(s) "
                         f"({drift['share']:.1%}) are not in the index: stale labels, kept out of the misses "
@@ -345,6 +348,9 @@ def _warnings(golden: GoldenSet, run: Run, rows: Rows, info: BuildInfo, drift: d
     if total_folded:
         warnings.append(f"{total_folded} duplicate hit(s) folded into their documents "
                         f"({int((info.folded > 0).sum())} question(s))")
+    if rows.empty:
+        warnings.append(f"{len(rows.empty)} question(s) answered with no document (the retriever found nothing): "
+                        f"{_ids(rows.empty)}")
     if rows.short:
         warnings.append(f"{len(rows.short)} question(s) have fewer than {max_k} unique documents; fetch deeper: "
                         f"{_ids(rows.short)}")

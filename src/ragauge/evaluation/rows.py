@@ -182,20 +182,25 @@ class Rows:
     scores: QueryRows
     no_answer: list[dict[str, Any]]
     missing: list[str]
+    empty: list[str]
     short: list[str]
 
 
 def score_rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.ndarray], drift: dict[str, Any] | None,
                max_k: int | None) -> Rows:
-    """The rows of the answerable questions (golden order), the no-answer section, and the ids
-    missing from the run or left with fewer than ``max_k`` documents; chunks outside a labelled span
-    (``hits.outside``) are shown judged 0."""
+    """The rows of the answerable questions (golden order), the no-answer section, and the ids of
+    the answerable questions missing from the run (status ``missing``: no line for them, which is not
+    a line with no hits), answered with no document (``empty``) or with fewer than ``max_k``
+    (``short``; failed questions are neither); chunks outside a labelled span (``hits.outside``) are
+    shown judged 0."""
     rankings, info = hits.rankings, hits.info
     questions = golden.queries
     answerable = rankings.num_rel > 0
     failed = (np.fromiter((q.id in run.errors for q in questions), dtype=bool, count=len(questions))
               if run.errors else np.zeros(len(questions), dtype=bool))
-    status = np.where(failed, STATUSES.index("error"), np.where(info.present, 0, STATUSES.index("missing")))
+    in_run = set(run.queries)
+    absent = np.fromiter((q.id not in in_run for q in questions), dtype=bool, count=len(questions))
+    status = np.where(failed, STATUSES.index("error"), np.where(absent, STATUSES.index("missing"), 0))
     judged_out: dict[str, list[str]] = {}
     for qid, doc in hits.outside:
         judged_out.setdefault(qid, []).append(doc)
@@ -213,8 +218,12 @@ def score_rows(golden: GoldenSet, run: Run, hits: Hits, values: dict[str, np.nda
     no_answer = [{"id": q.id, "query": q.query, "tags": list(q.tags), "top": [t.to_dict() for t in q.top[:3]],
                   "status": q.status}
                  for q in rows_of(np.flatnonzero(~answerable)) if q.id not in unjudgeable]
-    lacking = status == STATUSES.index("missing")
-    short = ~lacking & (rankings.lengths < max_k) if max_k is not None else np.zeros(len(ids), dtype=bool)
-    return Rows(rows_of(np.flatnonzero(answerable)), no_answer,
-                [ids[i] for i in np.flatnonzero(answerable & lacking).tolist()],
-                [ids[i] for i in np.flatnonzero(answerable & short).tolist()])
+    answered = status == 0
+    empty = answered & (info.raw_lengths == 0)
+    short = answered & ~empty & (rankings.lengths < max_k) if max_k is not None else np.zeros(len(ids), dtype=bool)
+
+    def listed(mask: np.ndarray) -> list[str]:
+        return [ids[i] for i in np.flatnonzero(answerable & mask).tolist()]
+
+    return Rows(rows_of(np.flatnonzero(answerable)), no_answer, listed(status == STATUSES.index("missing")),
+                listed(empty), listed(short))
