@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -264,8 +265,17 @@ def test_the_unjudged_rule_is_part_of_the_baselines_contract(tmp_path: Path) -> 
     with pytest.raises(AssertionError, match="unjudged differ"):
         assert_no_regression(GOLDEN, GOOD, baseline=path, rules=EXAMPLE / "ragauge.toml")
     assert assert_no_regression(GOLDEN, GOOD, baseline=path, rules=EXAMPLE / "ragauge.toml", unjudged="unknown").passed
-    # the committed example baseline predates the rule: it reads as non-relevant (test above holds with it)
-    assert "unjudged" not in json.loads((EXAMPLE / "baseline.json").read_text())["contract"]
+    # a baseline that predates the rule (no 'unjudged' in its contract) reads as non-relevant
+    from ragauge.gating.baseline import digest
+
+    older = json.loads((EXAMPLE / "baseline.json").read_text())
+    del older["contract"]["unjudged"], older["digest"]
+    older["digest"] = digest(older)
+    path.write_text(json.dumps(older))
+    path.with_name("baseline.history.jsonl").write_text(
+        json.dumps({k: older[k] for k in ("created", "metrics", "digest")}) + "\n")
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), *config)
+    assert r.exit_code == 0, r.output
 
 
 def _small_case(tmp_path: Path, questions: int, rank: int = 1, rules: str = "") -> tuple[Path, Path, Path]:
@@ -314,6 +324,23 @@ def test_an_unchanged_small_set_is_not_shown_no_worse(tmp_path: Path) -> None:
     golden, _, base = _small_case(tmp_path, 300, rank=2, rules=rules)
     r = invoke("gate", str(golden), "--run", str(good), "--baseline", str(base), "--config", str(cfg))
     assert r.exit_code == 0 and "shown no worse than the margin" in r.stdout, r.output
+
+
+def test_the_noise_note_on_values_that_do_not_vary_says_so_and_grows_the_set(tmp_path: Path) -> None:
+    """Every baseline value 1.0: the note's figures rest on the floor (one question in 24 changing by 1) and
+    say so; the set it asks for is larger than 24 (it asked for 2: smaller sets rarely move at all)."""
+    rules = 'metrics = { "hit@5" = 0.02 }'
+    golden, _, base = _small_case(tmp_path, 24, rules=rules)
+    cfg = tmp_path / "rules.toml"
+    cfg.write_text(f"[gate]\n{rules}\n")
+    r = invoke("gate", str(golden), "--run", str(tmp_path / "good.jsonl"), "--baseline", str(base),
+               "--config", str(cfg))
+    assert r.exit_code == 0, r.output
+    note = next(line for line in r.stdout.splitlines() if "NOTE: hit@5" in line)
+    assert "with 24 questions (its values do not vary on them, so the noise is taken as one question in 24 " \
+           "changing by 1) a change of equal quality" in note and "so this rule fails on noise" in note
+    grow = re.search(r"grow the golden set to (\d+) questions", note)
+    assert grow is not None and int(grow.group(1)) > 24, note
 
 
 def test_the_gate_power_figure_for_tested_rules(baseline: Path, tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ def test_power_grows_with_the_effect_and_the_questions() -> None:
 
 def test_one_question_in_n_is_the_floor_when_nothing_varies() -> None:
     model = Differences.best(50, np.zeros(50), np.ones(50))
-    assert model.sd > 0 and "one question in 50" in model.source
+    assert model.sd > 0 and "one question in 50" in model.source and model.floor
     assert Differences.best(50, None, np.r_[np.ones(25), np.zeros(25)]).source.startswith("one run")
 
 
@@ -160,8 +160,22 @@ def test_noise_allowance_inverts_the_false_alarm_rate() -> None:
     allowed = noise_allowance(model, 30)
     assert noise_exceedance(allowed, model, 30) <= 0.05 + 1e-9
     assert noise_exceedance(allowed * 0.8, model, 30) > 0.05
-    n = questions_for_allowance(0.05, model)
-    assert n is not None and noise_exceedance(0.05, model, n) <= 0.05
+    n = questions_for_allowance(0.05, model, 30)
+    assert n is not None and n > 30 and noise_exceedance(0.05, model, n) <= 0.05
+
+
+def test_questions_for_allowance_grows_the_set_on_the_model_that_flagged_it() -> None:
+    """Where questions rarely move (one 0 in 24 values of 1, or none: the floor) 2 questions exceed a small
+    allowance less often than 24 do, and the gate asked for 2. Now: more than n, and enough by the same model."""
+    for values in (np.r_[np.ones(23), 0.0], np.ones(24)):
+        model = Differences.best(24, None, values)
+        assert noise_exceedance(0.02, model, 24) > 0.05
+        needed = questions_for_allowance(0.02, model, 24)
+        assert needed is not None and needed > 24 and noise_exceedance(0.02, model, needed) <= 0.05
+    assert questions_for_allowance(0.02, Differences.observed(np.zeros(24)), 24) == 24  # nothing moves: n is enough
+    steady = Differences.observed(np.full(24, -0.5))  # sd 0, yet every question moves (it was answered 2)
+    assert steady.sd == 0 and (questions_for_allowance(0.1, steady, 24) or 0) > 24
+    assert questions_for_allowance(0.0, Differences.best(24, None, np.ones(24)), 24) is None  # no size is enough
 
 
 def test_betting_intervals_for_one_mean() -> None:

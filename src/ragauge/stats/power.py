@@ -60,10 +60,12 @@ def sd_from_one_run(sd: float, correlation: float = DEFAULT_CORRELATION) -> floa
 @dataclass(frozen=True)
 class Differences:
     """A population of per-question differences (new - base) in [-1, 1] that a change of a
-    golden set's questions is drawn from; ``source`` says where it came from."""
+    golden set's questions is drawn from; ``source`` says where it came from; ``floor`` marks the
+    stand-in of ``best`` for values that do not vary (assumed, not measured: a report says so)."""
 
     values: np.ndarray
     source: str
+    floor: bool = False
 
     @property
     def sd(self) -> float:
@@ -96,7 +98,7 @@ class Differences:
         if values is not None and len(values) > 1 and float(np.std(values)) > 0.0:
             return cls.one_run(values, correlation)
         n = max(n, 2)
-        return cls(np.r_[1.0, -1.0, np.zeros(max(2 * n - 2, 0))], f"one question in {n} changing by 1")
+        return cls(np.r_[1.0, -1.0, np.zeros(max(2 * n - 2, 0))], f"one question in {n} changing by 1", floor=True)
 
 
 def _tilt(d: np.ndarray, effect: float) -> np.ndarray | None:
@@ -313,14 +315,19 @@ def noise_allowance(model: Differences, n: int, alpha: float = DEFAULT_ALPHA) ->
     return float(max(0.0, -np.quantile(_null_means(model, n), alpha)))
 
 
-def questions_for_allowance(allowed: float, model: Differences, alpha: float = DEFAULT_ALPHA) -> int | None:
-    """The fewest questions on which a change of equal quality exceeds a drop of ``allowed`` with
-    chance at most ``alpha``; None above ``MAX_QUESTIONS`` (or for an allowance of 0)."""
-    if model.sd <= 0.0:
-        return 2
-    if allowed <= 0.0:
-        return None
-    return _fewest(lambda n: noise_exceedance(allowed, model, n) <= alpha, 1, 2)
+def questions_for_allowance(allowed: float, model: Differences, n: int, alpha: float = DEFAULT_ALPHA) -> int | None:
+    """The fewest questions, ``n`` or more, on which a change of equal quality drops the mean by more
+    than ``allowed`` with chance at most ``alpha``: ``noise_exceedance`` on the same model (``n`` when
+    ``n`` suffices), taken as falling from ``n`` on and found to 2 % (a metric of few values falls in
+    a sawtooth: the mean moves in steps of 1/size). Smaller sets are not asked: where questions rarely
+    move (0/1 values, the ``floor`` model) a few questions rarely move at all, so they exceed less
+    often than ``n`` do. None when no size up to ``MAX_QUESTIONS`` is enough (none is, for an
+    allowance of 0 on a population that moves)."""
+
+    def enough(size: int) -> bool:
+        return size >= n and noise_exceedance(allowed, model, size) <= alpha
+
+    return n if enough(n) else _fewest(enough, 1, 2)
 
 
 def one_sided_power(shift: float, model: Differences, n: int, alpha: float = DEFAULT_ALPHA,

@@ -221,12 +221,15 @@ def gate_power(m: str, allowed: float, ev: Evaluation, base: Baseline, rules: Ga
         chance = noise_exceedance(allowed, model, n)
         out["false_alarm"] = chance
         if chance > rules.alpha:
-            needed = questions_for_allowance(allowed, model, rules.alpha)
+            needed = questions_for_allowance(allowed, model, n, rules.alpha)
+            grow = (f", grow the golden set to {needed} questions" if needed else
+                    " (no golden set of up to 100,000 questions would do)")
+            assumed = (f" (its values do not vary on them, so the noise is taken as {model.source})"
+                       if model.floor else "")
             out["warning"] = (
-                f"{LOUD}{m}: with {questions} a change of equal quality drops it by more than {allowed_raw:.4f} in "
-                f"{chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
-                f"{noise_allowance(model, n, rules.alpha) * scale:.4f}, grow the golden set to "
-                f"{needed if needed else 'more than 100,000'} questions, or set fail_if = "
+                f"{LOUD}{m}: with {questions}{assumed} a change of equal quality drops it by more than "
+                f"{allowed_raw:.4f} in {chance:.0%} of runs, so this rule fails on noise; allow a drop of at least "
+                f"{noise_allowance(model, n, rules.alpha) * scale:.4f}{grow}, or set fail_if = "
                 f"\"drop_and_significant\" to fail only on drops it can tell from noise ({shown}{needs})")
     elif mde is None and rules.fail_if != "not_shown_no_worse":
         out["warning"] = (f"{LOUD}{m}: with {questions} the test cannot tell any change from noise, so this rule "
