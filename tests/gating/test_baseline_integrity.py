@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ragauge.cli.main import cli
+from ragauge.gating.baseline import digest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scifact"
 GOLDEN = str(EXAMPLE / "golden.jsonl")
@@ -86,8 +87,21 @@ def test_a_hand_edited_baseline_is_refused(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "digest does not match" in r.stderr
     del_digest = {k: v for k, v in record.items() if k != "digest"}
     path.write_text(json.dumps(dict(del_digest, queries=rows, metrics={"ndcg@10": 0.0})))
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))  # passed before: nothing left to check
+    assert r.exit_code == 2 and "the baseline has no digest" in r.stderr, r.output
+    lowered = dict(del_digest, queries=rows, metrics={"ndcg@10": 0.0})
+    path.write_text(json.dumps(dict(lowered, digest=digest(lowered))))  # the digest recomputed too
     r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
     assert r.exit_code == 2 and "differs from the last entry of its history" in r.stderr
+    history = path.with_name("baseline.history.jsonl")
+    kept = history.read_text()
+    history.unlink()  # ... and the history that would show it left behind: passed before
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 2 and "history (baseline.history.jsonl) is missing" in r.stderr, r.output
+    history.write_text("")
+    r = invoke("gate", GOLDEN, "--run", WORSE, "--baseline", str(path))
+    assert r.exit_code == 2 and "history (baseline.history.jsonl) is empty" in r.stderr, r.output
+    history.write_text(kept)
     path.write_text(json.dumps(record))  # restored: the gate runs again
     assert invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path)).exit_code == 0
 

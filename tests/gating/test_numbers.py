@@ -160,12 +160,16 @@ def test_baseline_and_history_are_one_unit(tmp_path: Path, baseline: Path, monke
 
 
 def test_significance_needs_the_baselines_per_question_values(tmp_path: Path, baseline: Path, bad_run: Path) -> None:
+    from ragauge.gating.baseline import digest
+
     data = json.loads(baseline.read_text(encoding="utf-8"))  # a baseline of an older ragauge: no per-question values
     for key in ("queries", "digest"):
         del data[key]
     data["rules"] = {"metrics": {"mrr": 0.02}, "significant_only": True}
+    data["digest"] = digest(data)  # kept consistent with its history, as that ragauge wrote both
     baseline.write_text(json.dumps(data), encoding="utf-8")
-    baseline.with_name(baseline.stem + ".history.jsonl").unlink()
+    baseline.with_name(baseline.stem + ".history.jsonl").write_text(
+        json.dumps({k: data[k] for k in ("created", "metrics", "digest")}) + "\n", encoding="utf-8")
     config = tmp_path / "ragauge.toml"
     config.write_text('[gate]\nsignificant_only = true\nmetrics = { "mrr" = 0.02 }\n', encoding="utf-8")
     r = invoke("gate", GOLDEN, "--run", str(bad_run), "--baseline", str(baseline), "--config", str(config))

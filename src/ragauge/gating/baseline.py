@@ -104,9 +104,11 @@ def digest(record: dict[str, Any]) -> str:
 
 def check_consistent(found: Baseline, history: Path) -> None:
     """InputError (exit 2) naming what disagrees when a baseline was edited by hand: a stored mean
-    that does not follow from its per-question values, a ``digest`` that does not match the record,
-    or a record that is not the last one its history file holds (same creation time, means and
-    digest). A baseline written by ``baseline update`` always passes."""
+    that does not follow from its per-question values, a ``digest`` missing or not matching the
+    record, a history file missing or empty (``baseline update`` writes both files: without the
+    history the record can be rewritten consistently, digest and all, with nothing to show it), or a
+    record that is not the last one its history file holds (same creation time, means and digest).
+    A baseline written by ``baseline update`` and kept with its history always passes."""
     where = str(found.path)
     hint = ("a baseline is changed only by: ragauge baseline update GOLDEN --run RUN --baseline PATH --reason '...' "
             "(restore the file from version control)")
@@ -118,14 +120,22 @@ def check_consistent(found: Baseline, history: Path) -> None:
                              f"(their mean is {math.fsum(values) / len(values):.6f}): the file was edited",
                              where=where, hint=hint)
     stored = found.data.get("digest")
-    if stored is not None and stored != digest(found.data):
+    if stored is None:
+        raise BaselineEdited("the baseline has no digest: it was not written by ragauge baseline update, or the "
+                             "digest was removed", where=where,
+                             hint=hint + "; a baseline from a ragauge that wrote no digest is replaced by removing it "
+                             "and running baseline update (its history file is kept and continued)")
+    if stored != digest(found.data):
         raise BaselineEdited("the baseline's digest does not match its content: the file was edited", where=where,
                          hint=hint)
-    if not history.exists():
-        return
-    last = _last_line(history)
+    last = _last_line(history) if history.exists() else None
     if last is None:
-        return
+        state = "empty" if history.exists() else "missing"
+        raise BaselineEdited(f"the baseline's history ({history.name}) is {state}: "
+                             "a baseline is checked against the last entry of the history baseline update writes "
+                             "beside it", where=where, hint="keep (and commit) the history file beside the baseline, "
+                             "or restore both from version control; a new pair is written by: ragauge baseline update "
+                             "GOLDEN --run RUN --baseline PATH --reason '...'")
     for key in ("created", "metrics", "digest"):
         if key in last and last[key] != found.data.get(key):
             raise BaselineEdited(f"the baseline's {key} differs from the last entry of its history "
