@@ -139,3 +139,28 @@ def test_a_corpus_that_changes_the_labels_is_part_of_the_contract(tmp_path: Path
     assert invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), "--corpus", str(partial)).exit_code == 0
     compared = CliRunner().invoke(cli, ["compare", GOOD, GOOD, "--golden", GOLDEN])
     assert compared.exit_code == 0
+
+
+def test_a_retriever_is_gated_on_the_labels_evaluate_scores_it_with(tmp_path: Path) -> None:
+    """With a built-in retriever, eval dropped a label whose document left the index (a stale label)
+    while the gate scored it as a miss: eval said hit@5 1.0 over 1 question, the gate 0.5 over 2 and
+    passed. Both now read the retriever's own index, and a label leaving it changes the contract."""
+    import ragauge
+
+    docs = tmp_path / "docs"
+    (docs / "net").mkdir(parents=True)
+    (docs / "net" / "vpn.md").write_text("To rotate the VPN gateway certificate, renew it in the admin console.")
+    (docs / "printer.md").write_text("Printer error E-301 means a paper jam in tray 2.")
+    (docs / "holiday.md").write_text("Holiday policy for staff.")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "query": "rotate the VPN gateway certificate", "relevant": ["net/vpn.md"]}\n'
+                      '{"id": "q2", "query": "printer error E-301", "relevant": ["printer.md"]}\n')
+    spec, path = f"bm25:{docs}", tmp_path / "baseline.json"
+    ragauge.update_baseline(golden, baseline=path, retriever=spec, reason="first")
+    assert ragauge.gate(golden, baseline=path, retriever=spec).passed
+    (docs / "net" / "vpn.md").unlink()
+    evaluated = ragauge.evaluate(golden, spec, metrics=["hit@5"])
+    assert evaluated.meta["contract"]["labels"].startswith("effective ")
+    result = ragauge.gate(golden, baseline=path, retriever=spec)
+    assert not result.passed and [o.kind for o in result.outcomes] == ["contract"]
+    assert "labels differ from the baseline's" in result.outcomes[0].message

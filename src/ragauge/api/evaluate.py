@@ -69,6 +69,4 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
 
             run = run_source(Path(run), run_format)
         return evaluate_run(golden, run, fetch=depth, corpus=corpus, **options)
-    corpus = corpus if corpus is not None else done.corpus  # a built-in retriever's own corpus
-    return evaluate_run(golden, run, fetch=depth, corpus=corpus,
-                        known_documents=None if corpus is not None else done.documents, **options)
+    return evaluate_run(golden, run, fetch=depth, **done.sources(corpus), **options)

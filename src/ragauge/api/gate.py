@@ -48,11 +48,12 @@ def gate(golden: Any, run: Any = None, baseline: str | Path | None = None, *, re
     set may leave questions unlabelled and the metric rules decide on the prediction-powered
     difference, shown beside the human-only one in ``result.meta["ppi"]`` (``gating.predicted``)."""
     path = _baseline(baseline)
-    g, r, depth, _ = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
-                                      "gate", concurrency=concurrency, timeout=timeout, retries=retries,
-                                      config=config, progress=progress)
+    g, r, depth, done = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
+                                         "gate", concurrency=concurrency, timeout=timeout, retries=retries,
+                                         config=config, progress=progress)
+    sources = {"corpus": corpus} if done is None else done.sources(corpus)  # scored as evaluate scores them
     return gating.gate(g, r, path, rules=rules, fetch=depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                       unjudged=unjudged, corpus=corpus, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels)
+                       unjudged=unjudged, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels, **sources)
 
 
 def _partly_labelled(golden: Any, retriever: Any, auto_labels: Any) -> Any:
@@ -81,9 +82,10 @@ def update_baseline(golden: Any, run: Any = None, baseline: str | Path | None = 
     if not reason or not reason.strip():  # refuse before calling the retriever
         raise InputError("a baseline update needs a reason",
                          hint="add " + flag("reason", '"why these numbers are the new bar"'))
-    g, r, depth, _ = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
-                                      "update_baseline", concurrency=concurrency, timeout=timeout, retries=retries,
-                                      config=config, progress=progress)
+    g, r, depth, done = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
+                                         "update_baseline", concurrency=concurrency, timeout=timeout,
+                                         retries=retries, config=config, progress=progress)
+    sources = {"corpus": corpus} if done is None else done.sources(corpus)  # scored as evaluate scores them
     return gating.update_baseline(g, r, path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=depth,
                                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                                  corpus=corpus, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels)
+                                  tokenizer=tokenizer, grades=grades, auto_labels=auto_labels, **sources)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -54,14 +54,15 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
          fetch: int | None = None, doc_id_sep: str | None = None, doc_id_pattern: str | None = None,
          unjudged: Unjudged = "non-relevant", corpus: str | Path | None = None,
          tokenizer: str | None = None, grades: str | Mapping[float, float] | None = None,
-         auto_labels: str | Path | AutoLabels | None = None) -> GateResult:
+         auto_labels: str | Path | AutoLabels | None = None, known_documents: Set[str] | None = None) -> GateResult:
     """Evaluate ``run`` (a run file, a large one read in blocks in bounded memory as ``evaluate_run``
     reads it; a Run or ``{qid: [doc]}`` data) against ``golden`` on the gated
     metrics and the baseline's, and check it against the baseline file under ``rules`` (GateRules,
     a config file path, or None for the defaults: a 0.02 drop of hit@5, recall@5, mrr, ndcg@5).
     ``result.passed`` says whether every rule held; nothing is raised for a failed rule. ``unjudged``
-    is part of the contract: a baseline measured under another rule fails the gate. ``corpus`` and
-    ``tokenizer`` are those of ``evaluate_run`` (span labels, tokenizer-counted budgets).
+    is part of the contract: a baseline measured under another rule fails the gate. ``corpus``,
+    ``tokenizer`` and ``known_documents`` are those of ``evaluate_run`` (span labels, tokenizer-counted
+    budgets, stale labels: a label that leaves the index changes the labels of the contract).
 
     With ``auto_labels`` (a ``golden assess`` output; the baseline measured with the same labels) the
     golden set may leave questions unlabelled and the metric rules decide on the prediction-powered
@@ -73,7 +74,7 @@ def gate(golden: Any, run: Any, baseline: str | Path, *, rules: GateRules | str 
     rules = _rules(rules, found)
     stored = found.rules
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                          corpus=corpus, tokenizer=tokenizer, grades=grades)
+                          corpus=corpus, tokenizer=tokenizer, grades=grades, known_documents=known_documents)
     evaluation = _evaluate(golden, run, rules, list(found.metrics), options, labels)
     result = check_gate(evaluation, found, rules)
     loosened = rules.loosened_from(stored) if stored is not None else []
@@ -95,8 +96,10 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
                     doc_id_pattern: str | None = None, unjudged: Unjudged = "non-relevant",
                     corpus: str | Path | None = None, tokenizer: str | None = None,
                     grades: str | Mapping[float, float] | None = None,
-                    auto_labels: str | Path | AutoLabels | None = None) -> dict[str, Any]:
-    """Evaluate ``run`` on the gated metrics and store it as the new baseline, with its history line.
+                    auto_labels: str | Path | AutoLabels | None = None,
+                    known_documents: Set[str] | None = None) -> dict[str, Any]:
+    """Evaluate ``run`` on the gated metrics (scored as ``gate`` scores it) and store it as the new
+    baseline, with its history line.
 
     Refused (InputError) without a non-empty ``reason``, and, unless ``accept_drop``, when any
     metric is lower than in the current baseline or has left the gated set (the accepted drops are
@@ -110,7 +113,7 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     previous = read_baseline(path) if path.exists() else None  # read once: its rules, then its values
     rules = _rules(rules, previous)
     options = EvalOptions(fetch=fetch, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                          corpus=corpus, tokenizer=tokenizer, grades=grades)
+                          corpus=corpus, tokenizer=tokenizer, grades=grades, known_documents=known_documents)
     evaluation = _evaluate(golden, run, rules, [], options, _labels(auto_labels))
     check_measured(evaluation, "a baseline")
     return write_baseline(path, evaluation, rules, reason=reason, previous=previous, accept_drop=accept_drop)
