@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ragauge.stats import betting, finite
-from ragauge.stats.ppi import ppi_mean
+from ragauge.stats.ppi import power_tuning, ppi_mean
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "confseq" / "betting_mart_wor.json"
 
@@ -109,6 +109,21 @@ def test_the_golden_set_target_of_ppi() -> None:
         ppi_mean(y_all[:20], yhat_all[:20], yhat_all[20:], target="golden-set", method="clt")
     with pytest.raises(ValueError, match="unknown PPI target"):
         ppi_mean(y_all[:20], yhat_all[:20], yhat_all[20:], target="everything")
+
+
+def test_the_golden_set_lambda_is_cov_over_the_variance_of_every_prediction() -> None:
+    """No 1 + n/N (the mean of Yhat over the golden set is known, not estimated); written over the N unlabelled,
+    as PPI++ writes it, the same estimate has lambda N / (n + N): PPI++'s lambda but for its variance's divisor."""
+    rng = np.random.default_rng(3)
+    y_all = np.where(rng.random(40) < 0.35, 0.0, rng.beta(2, 1, 40))
+    yhat_all = np.clip(y_all + rng.normal(0, 0.25, 40), 0.0, 1.0)
+    y, yhat, u = y_all[:12], yhat_all[:12], yhat_all[12:]
+    est = ppi_mean(y, yhat, u, target="golden-set")
+    cov = np.mean((y - y.mean()) * (yhat - yhat.mean()))
+    assert 0.0 < est.lam < 1.0 and est.lam == pytest.approx(cov / np.var(yhat_all))
+    as_ppi = ppi_mean(y, yhat, u, method="clt", lam=est.lam * 28 / 40)
+    assert as_ppi.estimate == pytest.approx(est.estimate)
+    assert est.lam * 28 / 40 == pytest.approx(power_tuning(y, yhat, u) * 40 / 39)
 
 
 def test_a_control_variate_is_not_used_where_the_values_barely_vary() -> None:
