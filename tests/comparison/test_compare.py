@@ -251,3 +251,15 @@ def test_the_text_report_colours_verdicts_and_fits_a_width_only_when_asked() -> 
     assert fitted == render_comparison_text(c, width=60)
     assert max(map(len, fitted.splitlines())) <= 60 < max(map(len, plain.splitlines()))
     assert fitted.split() != plain.split() and sorted(set(plain.split()) - set(fitted.split())) == []
+
+
+def test_results_at_different_k_say_which_metrics_were_left_out() -> None:
+    """Two saved results at k 10 and 5 were compared on mrr alone, the others dropped in silence."""
+    golden, run = str(EXAMPLE / "golden.jsonl"), str(EXAMPLE / "bm25.run.jsonl")
+    at10, at5 = (ragauge.evaluate_run(golden, run, k=k) for k in (10, 5))
+    result = compare(at10, at5)
+    assert list(result.metrics) == ["mrr"]
+    note = next(n for n in result.notes if "metric(s) both results hold" in n)
+    assert "only in base: hit@10, recall@10, ndcg@10" in note and "only in new: hit@5, recall@5, ndcg@5" in note
+    assert not any("both results hold" in n for n in compare(at10, at10).notes)
+    assert not any("both results hold" in n for n in compare(at10, at5, metrics=["mrr"]).notes)  # asked for

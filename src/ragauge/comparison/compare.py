@@ -12,6 +12,7 @@ import numpy as np
 from ragauge.comparison.judged import judged_notes
 from ragauge.comparison.patterns import pattern_changes
 from ragauge.comparison.result import Comparison, MetricDelta
+from ragauge.core.notes import LOUD
 from ragauge.core.numbers import PROBABILITY, check_number
 from ragauge.data.run import Run
 from ragauge.errors import ContractMismatch, InputError, NotComparable, flag
@@ -156,6 +157,12 @@ def compare(
     if missing or not names:
         raise InputError(f"metric(s) not in both results: {', '.join(missing) or '(none shared)'}",
                          hint="evaluate both with the same " + flag("metrics"))
+    one_side = {side: [m for m in mine.metrics if m not in other.metrics]
+                for side, mine, other in (("base", base, new), ("new", new, base))}
+    if names_given is None and any(one_side.values()):  # not compared: said, never dropped in silence
+        notes.append(f"{LOUD}compared on the {len(names)} metric(s) both results hold ({', '.join(names)}); "
+                     + "; ".join(f"only in {side}: {', '.join(ms)}" for side, ms in one_side.items() if ms)
+                     + f": evaluate both with the same {flag('metrics')} and -k to compare them all")
     bpos, npos = base.positions, new.positions
     ids = [i for i in bpos if i in npos]
     if len(ids) < len(bpos) or len(ids) < len(npos):
