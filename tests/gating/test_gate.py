@@ -129,7 +129,8 @@ def test_baseline_update_needs_a_reason_refuses_drops_and_keeps_history(baseline
     assert r.exit_code == 2 and "needs a reason" in r.stderr
     before = baseline.read_text()
     r = invoke("baseline", "update", "--run", WORSE, *common, "--reason", "tokenizer change")
-    assert r.exit_code == 2 and "refused: the new baseline is lower" in r.stderr and "--accept-drop" in r.stderr
+    assert r.exit_code == 2 and "refused: the new baseline is worse" in r.stderr and "--accept-drop" in r.stderr
+    assert "ndcg@10 fell 0.6860 -> 0.6617" in r.stderr
     assert baseline.read_text() == before
     r = invoke("baseline", "update", "--run", WORSE, *common, "--reason", "tokenizer change", "--accept-drop")
     assert r.exit_code == 0, r.output
@@ -140,6 +141,26 @@ def test_baseline_update_needs_a_reason_refuses_drops_and_keeps_history(baseline
     history = [json.loads(line) for line in (baseline.parent / "baseline.history.jsonl").read_text().splitlines()]
     assert [h["reason"] for h in history] == ["first", "tokenizer change"]
     assert history[1]["accepted_drops"]
+
+
+def test_a_count_that_rose_is_refused_as_worse_not_lower(tmp_path: Path) -> None:
+    """calls_to_evidence 1.0833 -> 2.0833 (each agent run starts with a call that finds nothing): lower is
+    better for a count, so the refusal says worse, and rose; it said "the new baseline is lower"."""
+    multihop = EXAMPLE.parent / "multihop"
+    golden, rules = str(multihop / "golden.jsonl"), tmp_path / "rules.toml"
+    rules.write_text('[gate]\nmetrics = { "evidence_recall@10" = 0.02, "calls_to_evidence" = 0.5 }\n')
+    lines = [json.loads(line) for line in (multihop / "agent.run.jsonl").read_text().splitlines() if line.strip()]
+    for line in lines:
+        line.get("calls", []).insert(0, {"query": "noise", "hits": ["topic/founders"], "tool": "search"})
+    worse = tmp_path / "worse.run.jsonl"
+    worse.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    common = ["--baseline", str(tmp_path / "b.json"), "--config", str(rules)]
+    r = invoke("baseline", "update", golden, "--run", str(multihop / "agent.run.jsonl"), *common, "--reason", "agent")
+    assert r.exit_code == 0, r.output
+    r = invoke("baseline", "update", golden, "--run", str(worse), *common, "--reason", "a call first")
+    assert r.exit_code == 2, r.output
+    assert "refused: the new baseline is worse than the current one (calls_to_evidence rose 1.0833 -> 2.0833)" \
+        in r.stderr
 
 
 def test_rules_defaults_and_validation(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ def baseline_group() -> None:
 @baseline_group.command("update")
 @_run_options
 @click.option("--reason", help="Why these numbers are the new bar (required; recorded with your git identity).")
-@click.option("--accept-drop", is_flag=True, help="Allow a baseline lower than the current one (the drop is recorded).")
+@click.option("--accept-drop", is_flag=True, help="Allow a baseline worse than the current one (the drop is recorded).")
 def baseline_update_command(golden: Path, run_path: Path | None, spec: str | None, baseline_path: Path,
                             config_path: Path | None, fetch: int | None, doc_id_sep: str | None,
                             doc_id_pattern: str | None, unjudged: Unjudged, grades: str | None,
@@ -164,10 +164,11 @@ def baseline_update_command(golden: Path, run_path: Path | None, spec: str | Non
                             no_color: bool) -> None:
     """Write a new baseline (atomically) and append it to the history beside it.
 
-    Refused without --reason; refused when any metric is lower than the current baseline
-    unless --accept-drop. The history file (baseline.history.jsonl) makes every lowering
-    visible in review. With --auto-labels the baseline records which automatic labels it was
-    measured with and every question's automatic values, what 'gate --auto-labels' pairs against.
+    Refused without --reason; refused when any metric is worse than the current baseline
+    (lower, or higher for a count such as calls) unless --accept-drop. The history file
+    (baseline.history.jsonl) makes every lowering visible in review. With --auto-labels the
+    baseline records which automatic labels it was measured with and every question's automatic
+    values, what 'gate --auto-labels' pairs against.
 
     \b
     Example:

@@ -243,14 +243,25 @@ def make_record(evaluation: Evaluation, rules: GateRules, reason: str, accepted_
     return record
 
 
+def _worsened(m: str, drop: dict[str, Any]) -> str:
+    """One metric of a refused update in words: which way it moved by its direction ("rose" for a count
+    where lower is better, ``lower_is_better``), from and to; removed, or n/a for a value that is not finite."""
+    if drop.get("removed"):
+        return f"{m} {drop['from']:.4f} -> removed from the gated metrics"
+    if drop["to"] is None:
+        return f"{m} {drop['from']:.4f} -> n/a"
+    return f"{m} {'rose' if lower_is_better(m) else 'fell'} {drop['from']:.4f} -> {drop['to']:.4f}"
+
+
 def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reason: str | None,
                    previous: Baseline | None, accept_drop: bool = False) -> dict[str, Any]:
     """Write a new baseline atomically and append it to the history; return the record.
 
     ``previous`` is the baseline now at ``path`` as ``read_baseline`` read it (None: there is none),
     read once by the caller, who needs its rules first. Refused without a non-empty ``reason``;
-    refused when any metric is lower than in ``previous``, or the rules looser than its, unless
-    ``accept_drop`` (the drops are then written into the record).
+    refused when any metric is worse than in ``previous`` (lower; higher for a count where lower is
+    better, ``lower_is_better``), or the rules looser than its, unless ``accept_drop`` (the drops are
+    then written into the record).
     """
     if not reason or not reason.strip():
         raise InputError("a baseline update needs a reason",
@@ -265,10 +276,8 @@ def write_baseline(path: Path, evaluation: Evaluation, rules: GateRules, *, reas
                 drops[m] = {"from": old, "to": new if math.isfinite(new) else None,
                             "diff": new - old if math.isfinite(new) else None}
         if drops and not accept_drop:
-            listed = ", ".join(f"{m} {d['from']:.4f} -> " + ("removed from the gated metrics" if d.get("removed")
-                                                             else "n/a" if d["to"] is None else f"{d['to']:.4f}")
-                               for m, d in drops.items())
-            raise InputError(f"refused: the new baseline is lower than the current one ({listed})",
+            listed = ", ".join(_worsened(m, d) for m, d in drops.items())
+            raise InputError(f"refused: the new baseline is worse than the current one ({listed})",
                              where=str(path),
                              hint=f"if this drop is intended, add {flag('accept_drop')}; it is recorded")
     not_finite = [m for m, v in evaluation.summary.items() if not math.isfinite(v)]

@@ -102,7 +102,7 @@ def update_baseline(golden: Any, run: Any, baseline: str | Path, *, reason: str 
     baseline, with its history line.
 
     Refused (InputError) without a non-empty ``reason``, and, unless ``accept_drop``, when any
-    metric is lower than in the current baseline or has left the gated set (the accepted drops are
+    metric is worse than in the current baseline or has left the gated set (the accepted drops are
     recorded). With ``auto_labels`` the run is scored beside them (``predicted.evaluate``) and the
     record holds which labels and every question's automatic values (``baseline.make_record``);
     refused without any human label. Returns the record written."""
