@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ragauge.cli.main import cli
@@ -164,3 +165,21 @@ def test_a_retriever_is_gated_on_the_labels_evaluate_scores_it_with(tmp_path: Pa
     result = ragauge.gate(golden, baseline=path, retriever=spec)
     assert not result.passed and [o.kind for o in result.outcomes] == ["contract"]
     assert "labels differ from the baseline's" in result.outcomes[0].message
+
+
+def test_the_gate_names_where_its_rules_came_from(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --config the gate reads a ragauge.toml it finds in the working directory, and its
+    output never said so: a failure came from rules the user had not named."""
+    path = _baseline(tmp_path, 'metrics = { "ndcg@10" = 0.02 }')
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path))
+    assert r.exit_code == 0 and "rules recorded in the baseline" in r.stdout.splitlines()[1], r.output
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "ragauge.toml").write_text('[gate]\nmetrics = { "ndcg@10" = 0.01 }\n')
+    monkeypatch.chdir(work)
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path))
+    assert r.exit_code == 0 and r.stdout.splitlines()[1] == f"  rules: {work / 'ragauge.toml'}", r.output
+    r = invoke("gate", GOLDEN, "--run", GOOD, "--baseline", str(path), "--format", "markdown")
+    from ragauge.core.escape import markdown
+
+    assert f"<sub>rules: {markdown(str(work / 'ragauge.toml'))}</sub>" in r.stdout

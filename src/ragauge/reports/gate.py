@@ -40,10 +40,17 @@ def power_line(result: GateResult) -> str | None:
     return (f"smallest change the {power[0]['n']} questions detect (80% power): " + ", ".join(parts))
 
 
+def rules_from(result: GateResult) -> str:
+    """Where the gate's rules came from: a config file found or given, the baseline's record, or the
+    defaults (a gate run without --config reads a ragauge.toml it finds: said, never silent)."""
+    return result.meta.get("rules_source") or "the defaults (no [gate] table found, none recorded in the baseline)"
+
+
 def render_gate_text(result: GateResult) -> str:
     t = escape.terminal
     out = [f"gate {'PASSED' if result.passed else 'FAILED'}  baseline: {t(result.meta['baseline'])} "
-           f"({t(result.meta.get('baseline_created'))}; reason: {t(result.meta.get('baseline_reason'))})"]
+           f"({t(result.meta.get('baseline_created'))}; reason: {t(result.meta.get('baseline_reason'))})",
+           f"  rules: {t(rules_from(result))}"]
     out += [f"  {t(w)}" for w in result.meta.get("warnings", [])]
     line = power_line(result)
     if line:
@@ -63,6 +70,7 @@ def render_gate_markdown(result: GateResult) -> str:
     md = escape.markdown
     icon = "✅" if result.passed else "❌"
     out = [f"### {icon} ragauge gate {'passed' if result.passed else 'failed'}", "",
+           f"<sub>rules: {md(rules_from(result))}</sub>", "",
            *[f"> ⚠️ {md(w)}\n" for w in result.meta.get("warnings", [])],
            "| | rule | result |", "|---|---|---|"]
     for o in result.outcomes:
