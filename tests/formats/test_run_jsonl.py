@@ -96,3 +96,11 @@ def test_run_line_is_the_text_of_compact_dumps_for_any_answer(results: list[Quer
         line = run_line(r)
         assert line == dumps(r.to_dict(), separators=(",", ":")) + "\n"
         assert "\n" not in line[:-1] and "\u2028" not in line and "\u2029" not in line
+
+
+def test_a_trec_run_under_a_json_name_is_read_as_trec(tmp_path: Path) -> None:
+    """It was read as JSON lines for its name and refused at column 1 with no word of TREC."""
+    run = read_run(write(tmp_path, "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", name="run.jsonl"))
+    assert run.format == "trec" and [h.doc_id for h in run.result("q1").hits] == ["a", "b"]
+    with pytest.raises(InputError, match="invalid JSON"):  # not TREC either: the JSON error stands
+        read_run(write(tmp_path, "q1 a\n", name="bad.jsonl"))

@@ -22,7 +22,8 @@ from ragauge.reports.registry import formats
                    'optional "answer" (text) and "source".')
 @click.option("-k", "k", default=str(DEFAULT_K), show_default=True, help="Found = a relevant document in the top k.")
 @click.option("--threshold", type=float, help="A score >= this is a good answer (for lines with a score).")
-@click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
+@click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True,
+              help="The run file's format; auto reads it from the first line (a TREC line, or JSON).")
 @click.option("--fetch", type=int, help="Keep each question's first N raw hits before deduplication.")
 @click.option("--doc-id-sep", help="Map chunk ids to document ids: the text before this separator.")
 @click.option("--doc-id-pattern", help="Map chunk ids to document ids: the first group of this regex.")

@@ -37,7 +37,8 @@ SECTIONS = (
               help="Run file: ragauge JSONL or TREC (qid Q0 docno rank score tag).")
 @click.option("--retriever", "spec", help="Call this retriever instead of reading a run (see 'ragauge run --help').")
 @click.option("--save-run", type=click.Path(path_type=Path), help="With --retriever: keep the run in this file.")
-@click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True)
+@click.option("--run-format", type=click.Choice(["auto", "jsonl", "trec"]), default="auto", show_default=True,
+              help="The run file's format; auto reads it from the first line (a TREC line, or JSON).")
 @click.option("--traces", type=click.Path(path_type=Path), multiple=True,
               help="Read OpenTelemetry traces (OTLP JSON, OpenInference) instead of a run: a file or a folder, "
                    "repeatable; --doc-id-key then names the document.metadata key holding the document id "

@@ -55,8 +55,11 @@ def read_run(path: str | Path, format: str = "auto") -> Run:
 
 
 def _sniff(path: Path) -> str:
-    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
+    """The format of a run file: by its first line that is not blank or a comment (``{``: JSON lines;
+    otherwise TREC), except that a JSON-named file (.jsonl, .json, .ndjson) is read as JSON lines
+    unless that line is a TREC line (``qid Q0 docno rank score tag``): its JSON errors then say what
+    is wrong with the JSON, and a TREC run saved under a JSON name is still read as one."""
+    named_json = path.suffix.lower() in (".jsonl", ".json", ".ndjson")
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
@@ -68,8 +71,22 @@ def _sniff(path: Path) -> str:
         raise InputError(f"cannot read run file: {exc.strerror}", where=str(path)) from None
     for line in head.lstrip(b"\xef\xbb\xbf").splitlines():
         if line.strip() and not line.lstrip().startswith(b"#"):
-            return "jsonl" if line.lstrip().startswith(b"{") else "trec"
+            if line.lstrip().startswith(b"{"):
+                return "jsonl"
+            return "trec" if not named_json or _trec_line(line) else "jsonl"
     return "jsonl"
+
+
+def _trec_line(line: bytes) -> bool:
+    """Whether ``line`` reads as a TREC run line: six fields, an integer rank and a number score."""
+    fields = line.split()
+    if len(fields) != 6 or not fields[3].lstrip(b"-").isdigit():
+        return False
+    try:
+        float(fields[4])
+    except ValueError:
+        return False
+    return True
 
 
 def _from_trec(path: Path) -> Run:
