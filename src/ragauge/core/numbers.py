@@ -60,6 +60,8 @@ PROBABILITY = Range(0, 1, low_open=True, high_open=True)
 """A significance level: strictly between 0 and 1."""
 CORRELATION = Range(-1, 1, high_open=True)
 """A correlation that leaves two runs some room to differ."""
+KAPPA = Range(-1, 1)
+"""An agreement statistic such as Cohen's kappa: [-1, 1]."""
 COUNT = Range(1, integer=True)
 """A depth, a cutoff, a count: an integer >= 1."""
 WHOLE = Range(0, integer=True)

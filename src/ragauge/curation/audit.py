@@ -215,13 +215,13 @@ def assessor_agreement(human: str | Path, auto: str | Path, *, min_kappa: float 
     reading the files."""
     import numpy as np
 
-    from ragauge.core.numbers import PROBABILITY, check_number
+    from ragauge.core.numbers import KAPPA, PROBABILITY, check_number
     from ragauge.curation.assess import read_questions
     from ragauge.formats.autolabels import read_auto_labels
 
     alpha = check_number(alpha, flag("alpha"), PROBABILITY)
     if min_kappa is not None:
-        min_kappa = check_number(min_kappa, flag("min_kappa"), hint="a kappa in [-1, 1], e.g. 0.4")
+        min_kappa = check_number(min_kappa, flag("min_kappa"), KAPPA, hint="a kappa in [-1, 1], e.g. 0.4")
     questions = {q.id: q for q in read_questions(human)}
     labels = read_auto_labels(auto)
     unlabelled = 0
