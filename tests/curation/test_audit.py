@@ -118,6 +118,6 @@ def test_refusals(tmp_path: Path) -> None:
     result = agreement("--human", str(only_unlabelled), "--auto", str(auto))
     assert result.exit_code == 2 and "no automatic label is for a human-labelled question" in result.output
     assert "Traceback" not in result.output
-    for bar in ("2", "-1.5", "nan"):  # a kappa is in [-1, 1]: a bar of 2 refused every assessor (or, forced, none)
+    for bar in ("2", "-1.5", "nan"):  # a kappa is in [-1, 1]: a bar of 2 refused every assessor
         result = agreement("--human", str(golden), "--auto", str(auto), "--min-kappa", bar)
         assert result.exit_code == 2 and "--min-kappa must be a finite number in [-1, 1]" in result.output, result.output
