@@ -120,4 +120,4 @@ def test_refusals(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     for bar in ("2", "-1.5", "nan"):  # a kappa is in [-1, 1]: a bar of 2 refused every assessor
         result = agreement("--human", str(golden), "--auto", str(auto), "--min-kappa", bar)
-        assert result.exit_code == 2 and "--min-kappa must be a finite number in [-1, 1]" in result.output, result.output
+        assert result.exit_code == 2 and "--min-kappa must be a finite number in [-1, 1]" in result.output
