@@ -35,6 +35,20 @@ def test_the_interval_depends_on_the_values_not_their_order() -> None:
 
 
 @settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.5, -0.2, 0.0, 0.0, 0.0, 0.1, 0.3, 1.0]), min_size=2, max_size=40))
+def test_swapping_base_and_new_mirrors_the_interval_and_keeps_the_p_value(d: list[float]) -> None:
+    """One fixed set of orders read sorted values from one end only: swapping the two sides of a
+    comparison moved the interval and p (SciFact hit@10: p 0.0155 one way, 0.0153 the other)."""
+    x = np.array(d)
+    low, high = betting.interval(x, -1.0, 1.0)
+    assert betting.interval(-x, -1.0, 1.0) == pytest.approx((-high, -low), abs=1e-9)
+    assert betting.p_value(-x, -1.0, 1.0, 0.0, 0.05) == pytest.approx(betting.p_value(x, -1.0, 1.0, 0.0, 0.05),
+                                                                        rel=1e-9, abs=1e-12)
+    assert betting.p_value(-x, -1.0, 1.0, 0.0, 0.05, "less") == pytest.approx(
+        betting.p_value(x, -1.0, 1.0, 0.0, 0.05, "greater"), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from([-1.0, -0.5, -0.1, 0.0, 0.0, 0.0, 0.2, 0.5, 1.0]), min_size=1, max_size=60),
        st.sampled_from([0.9, 0.95]))
 def test_the_interval_excludes_a_value_exactly_when_its_p_is_below_alpha(d: list[float], confidence: float) -> None:

@@ -203,17 +203,26 @@ def _large_n_power(model: Differences, n: int, effect: float, alpha: float, test
 
 def minimum_detectable_effect(model: Differences, n: int, alpha: float = DEFAULT_ALPHA,
                               power: float = DEFAULT_POWER) -> float | None:
-    """The smallest |mean difference| (an improvement; the test is symmetric in its construction)
-    the two-sided betting test on ``n`` questions detects with probability ``power``, to 0.002;
-    None when no effect the population can reach is detected that often."""
-    return _mde(model.values.tobytes(), model.source, n, alpha, power)
+    """The smallest |mean difference| the two-sided betting test on ``n`` questions detects with
+    probability ``power``, to 0.002, as an improvement of the population oriented so its mean is not
+    negative (``oriented``: the same figure with base and new swapped); None when no effect the
+    population can reach is detected that often."""
+    return _mde(oriented(model.values).tobytes(), model.source, n, alpha, power)
+
+
+def oriented(values: np.ndarray) -> np.ndarray:
+    """``values`` or their negation, whichever has the larger sum (on a tie, the larger sorted
+    sequence): one orientation for a population and its mirror image (every change a drop reads as
+    the same magnitudes of improvement)."""
+    total = float(np.sum(values))
+    if total < 0.0 or (total == 0.0 and tuple(np.sort(-values)) > tuple(np.sort(values))):
+        return -values
+    return values
 
 
 @lru_cache(maxsize=512)
 def _mde(key: bytes, source: str, n: int, alpha: float, power: float) -> float | None:
     model = Differences(np.frombuffer(key), source)
-    if len(model.values) and float(model.values.max()) <= 0.0 < -float(model.values.min()):
-        model = Differences(-model.values, source)  # every change a drop: the same magnitudes, mirrored
     top = float(model.values.max()) - 1e-6
     if top <= 0 or power_at(model, n, top, alpha) < power:
         return None
