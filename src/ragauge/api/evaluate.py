@@ -53,7 +53,7 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
         "on_error": "skip" if on_error == "skip" else "zero", "unjudged": unjudged,
         "mix_synthetic": mix_synthetic, "tokenizer": tokenizer, "grades": grades, "auto_labels": auto_labels,
     }
-    from ragauge.runner.either import run_or_retriever
+    from ragauge.runner.either import run_or_retriever, scoring_sources
 
     if auto_labels is not None and retriever is not None:  # the retriever is asked every question, labelled or not
         from ragauge.formats.golden import as_golden
@@ -69,4 +69,4 @@ def evaluate(golden: Any, retriever: Any = None, *, run: Any = None, run_format:
 
             run = run_source(Path(run), run_format)
         return evaluate_run(golden, run, fetch=depth, corpus=corpus, **options)
-    return evaluate_run(golden, run, fetch=depth, **done.sources(corpus), **options)
+    return evaluate_run(golden, run, fetch=depth, **scoring_sources(done, corpus), **options)

@@ -14,7 +14,7 @@ from ragauge.gating.baseline import read_baseline as read_baseline
 from ragauge.gating.config import load_rules as load_rules
 from ragauge.gating.config import rules_in as rules_in
 from ragauge.gating.sequential import gate_sequential as gate_sequential
-from ragauge.runner.either import run_or_retriever
+from ragauge.runner.either import run_or_retriever, scoring_sources
 
 if TYPE_CHECKING:
     from ragauge.formats.autolabels import AutoLabels
@@ -51,9 +51,9 @@ def gate(golden: Any, run: Any = None, baseline: str | Path | None = None, *, re
     g, r, depth, done = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
                                          "gate", concurrency=concurrency, timeout=timeout, retries=retries,
                                          config=config, progress=progress)
-    sources = {"corpus": corpus} if done is None else done.sources(corpus)  # scored as evaluate scores them
     return gating.gate(g, r, path, rules=rules, fetch=depth, doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern,
-                       unjudged=unjudged, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels, **sources)
+                       unjudged=unjudged, tokenizer=tokenizer, grades=grades, auto_labels=auto_labels,
+                       **scoring_sources(done, corpus))
 
 
 def _partly_labelled(golden: Any, retriever: Any, auto_labels: Any) -> Any:
@@ -85,7 +85,7 @@ def update_baseline(golden: Any, run: Any = None, baseline: str | Path | None = 
     g, r, depth, done = run_or_retriever(_partly_labelled(golden, retriever, auto_labels), run, retriever, fetch,
                                          "update_baseline", concurrency=concurrency, timeout=timeout,
                                          retries=retries, config=config, progress=progress)
-    sources = {"corpus": corpus} if done is None else done.sources(corpus)  # scored as evaluate scores them
     return gating.update_baseline(g, r, path, reason=reason, accept_drop=accept_drop, rules=rules, fetch=depth,
                                   doc_id_sep=doc_id_sep, doc_id_pattern=doc_id_pattern, unjudged=unjudged,
-                                  tokenizer=tokenizer, grades=grades, auto_labels=auto_labels, **sources)
+                                  tokenizer=tokenizer, grades=grades, auto_labels=auto_labels,
+                                  **scoring_sources(done, corpus))

@@ -128,9 +128,10 @@ def check_consistent(found: Baseline, history: Path) -> None:
     if stored != digest(found.data):
         raise BaselineEdited("the baseline's digest does not match its content: the file was edited", where=where,
                          hint=hint)
-    last = _last_line(history) if history.exists() else None
+    kept = history.exists()
+    last = _last_line(history) if kept else None
     if last is None:
-        state = "empty" if history.exists() else "missing"
+        state = "empty" if kept else "missing"
         raise BaselineEdited(f"the baseline's history ({history.name}) is {state}: "
                              "a baseline is checked against the last entry of the history baseline update writes "
                              "beside it", where=where, hint="keep (and commit) the history file beside the baseline, "

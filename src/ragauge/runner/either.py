@@ -42,3 +42,14 @@ def run_or_retriever(golden: Any, run: Any, retriever: Any, fetch: int | None, v
     depth = fetch if fetch is not None else ExecutorOptions.fetch
     done = retrieve_all(golden, retriever, save_run, fetch=depth, on_error=on_error, **calling)
     return done.golden, done.run, depth, done
+
+
+def scoring_sources(done: Retrieval | None, corpus: Any) -> dict[str, Any]:
+    """What scoring the answers reads beside the labels, the one rule for ``evaluate``, ``gate`` and
+    ``update_baseline``: ``corpus`` as given for a run; for a retriever's answers (``done``), ``corpus``
+    or else the adapter's own and, only without one, the ids its index holds as ``known_documents``
+    (relevant ids outside them are stale labels, not misses)."""
+    if done is None:
+        return {"corpus": corpus}
+    corpus = corpus if corpus is not None else done.corpus
+    return {"corpus": corpus, "known_documents": None if corpus is not None else done.documents}

@@ -42,13 +42,6 @@ class Retrieval:
         """The answers as a ``Run``, built on first use."""
         return self.answered.run
 
-    def sources(self, corpus: Any) -> dict[str, Any]:
-        """What scoring these answers reads beside the labels, the one rule for every verb that calls a
-        retriever: ``corpus`` (given, else the adapter's own) and, only without one, the ids the index
-        holds as ``known_documents`` (relevant ids outside them are stale labels, not misses)."""
-        corpus = corpus if corpus is not None else self.corpus
-        return {"corpus": corpus, "known_documents": None if corpus is not None else self.documents}
-
 
 def open_any(retriever: Any, options: RetrieverOptions) -> tuple[Retriever, bool]:
     """An adapter for a spec string (``bm25:corpus.jsonl``, ``http://...``), a LangChain / LlamaIndex
